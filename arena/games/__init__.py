@@ -1,0 +1,49 @@
+"""The games, by registry name. Each module is pure rules: no I/O, no global state."""
+
+from __future__ import annotations
+
+from arena.games import take5
+from arena.games.base import (
+    JSON,
+    Action,
+    Event,
+    GameError,
+    GameOverError,
+    GameSpec,
+    IllegalActionError,
+    OptionError,
+    OptionSpec,
+    Result,
+    SeatCountError,
+    State,
+)
+
+GAMES: dict[str, GameSpec] = {
+    take5.SPEC.name: take5.SPEC,
+}
+
+
+def get_game(name: str) -> GameSpec:
+    """The game called ``name``; raises :class:`GameError` naming the known games."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise GameError(f"unknown game {name!r} (games: {', '.join(sorted(GAMES))})") from None
+
+
+__all__ = [
+    "GAMES",
+    "JSON",
+    "Action",
+    "Event",
+    "GameError",
+    "GameOverError",
+    "GameSpec",
+    "IllegalActionError",
+    "OptionError",
+    "OptionSpec",
+    "Result",
+    "SeatCountError",
+    "State",
+    "get_game",
+]

@@ -1,0 +1,308 @@
+"""The interface every game implements.
+
+A game is a :class:`GameSpec` (metadata, options, a factory) and a :class:`State` subclass (one
+position, mutated by :meth:`State.apply`). Everything that crosses the interface -- options,
+observations, actions, events, results, snapshots -- is plain JSON data (dicts, lists, str, int,
+float, bool, None), so the wire protocol, the league, the store and the replay viewer never need
+to know which game they are handling.
+
+Decisions may be simultaneous: :meth:`State.to_move` lists every seat that must decide now, and
+each of them is asked independently. Applying one seat's choice reveals nothing to the others
+(their observations do not change until the decision resolves).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+JSON = Any
+"""A plain JSON value: dict, list, str, int, float, bool or None."""
+
+Action = JSON
+Event = dict[str, JSON]
+
+PUBLIC: None = None
+"""The audience of an event every seat sees."""
+
+
+class GameError(Exception):
+    """Base class of the errors the rules raise."""
+
+
+class OptionError(GameError, ValueError):
+    """An option is unknown or has a value the game does not accept."""
+
+
+class SeatCountError(GameError, ValueError):
+    """The game cannot be played with this number of seats."""
+
+
+class IllegalActionError(GameError, ValueError):
+    """An action is not in the seat's legal list right now.
+
+    The message names the action, the seat and the position (the game's own short description).
+    """
+
+    def __init__(self, game: str, seat: int, action: JSON, position: str, reason: str) -> None:
+        self.game = game
+        self.seat = seat
+        self.action = action
+        self.position = position
+        self.reason = reason
+        super().__init__(
+            f"illegal action {action!r} for seat {seat} in {game}: {reason} (position: {position})"
+        )
+
+
+class GameOverError(GameError):
+    """The game is over (or not yet over, for :meth:`State.result`)."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a game: its name, type, default and accepted values."""
+
+    name: str
+    kind: type  # bool, int or str
+    default: JSON
+    help: str
+    choices: tuple[str, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    nullable: bool = False
+    """Whether ``None`` (written ``none`` on the command line) is accepted, e.g. "no cap"."""
+
+    def validate(self, value: JSON) -> JSON:
+        """Return ``value`` checked (and converted from a command-line string where needed)."""
+        if isinstance(value, str) and self.kind is not str:
+            value = self._parse(value)
+        if value is None:
+            if self.nullable:
+                return None
+            raise OptionError(f"option {self.name!r} may not be empty")
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise OptionError(f"option {self.name!r} must be true or false, not {value!r}")
+            return value
+        if self.kind is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise OptionError(f"option {self.name!r} must be a whole number, not {value!r}")
+            if self.minimum is not None and value < self.minimum:
+                raise OptionError(
+                    f"option {self.name!r} must be at least {self.minimum}, not {value}"
+                )
+            if self.maximum is not None and value > self.maximum:
+                raise OptionError(
+                    f"option {self.name!r} must be at most {self.maximum}, not {value}"
+                )
+            return value
+        if not isinstance(value, str):
+            raise OptionError(f"option {self.name!r} must be a string, not {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(
+                f"option {self.name!r} must be one of {', '.join(self.choices)}; not {value!r}"
+            )
+        return value
+
+    def _parse(self, text: str) -> JSON:
+        low = text.strip().lower()
+        if self.nullable and low in ("none", "null", ""):
+            return None
+        if self.kind is bool:
+            if low in ("true", "yes", "on", "1"):
+                return True
+            if low in ("false", "no", "off", "0"):
+                return False
+            raise OptionError(f"option {self.name!r} must be true or false, not {text!r}")
+        try:
+            return int(low)
+        except ValueError:
+            raise OptionError(
+                f"option {self.name!r} must be a whole number, not {text!r}"
+            ) from None
+
+    def describe(self) -> str:
+        """A one-line summary for ``arena games``."""
+        if self.choices:
+            accepted = "|".join(self.choices)
+        elif self.kind is bool:
+            accepted = "true|false"
+        elif self.kind is int:
+            lo = "" if self.minimum is None else str(self.minimum)
+            hi = "" if self.maximum is None else str(self.maximum)
+            accepted = f"int {lo}..{hi}" if (lo or hi) else "int"
+        else:
+            accepted = "text"
+        if self.nullable:
+            accepted += "|none"
+        default = "none" if self.default is None else str(self.default).lower()
+        return f"{self.name} ({accepted}, default {default}): {self.help}"
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a finished game ended: a score per seat and a full ranking.
+
+    ``ranks[s]`` is seat ``s``'s place, 1 being best; tied seats share a place and the next place
+    is skipped ("1, 2, 2, 4"). ``details`` holds game-specific facts (rounds played, a cap that
+    fired, tie-breaks used).
+    """
+
+    scores: tuple[float, ...]
+    ranks: tuple[int, ...]
+    details: Mapping[str, JSON] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "details": dict(self.details),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Result:
+        return cls(tuple(data["scores"]), tuple(data["ranks"]), dict(data.get("details", {})))
+
+
+def competition_ranks(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Places from sort keys where a smaller key is better; equal keys share a place."""
+    return tuple(1 + sum(1 for other in keys if other < key) for key in keys)
+
+
+class State(ABC):
+    """One position of a game, owned and mutated by whoever drives the game.
+
+    Subclasses hold all their randomness in ``self.rng`` (seeded from ``seed``), never a global.
+    """
+
+    game: ClassVar[str]
+    """The registry name of the game (``take5``, ``ten``, ``phase10``)."""
+
+    def __init__(self, seed: int, seats: int, options: Mapping[str, JSON]) -> None:
+        self.seed = seed
+        self.seats = seats
+        self.options: dict[str, JSON] = dict(options)
+        self.rng = random.Random(seed)
+        self.log: list[tuple[int | None, Event]] = []
+        """Every event in order, with its audience: ``None`` for all seats, or one seat."""
+
+    # -- what the driver asks -------------------------------------------------------------
+
+    @abstractmethod
+    def to_move(self) -> list[int]:
+        """The seats that must decide now (several for a simultaneous decision; none when over)."""
+
+    @abstractmethod
+    def legal(self, seat: int) -> list[Action]:
+        """The complete, deduplicated list of ``seat``'s legal actions now (empty if not deciding)."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> dict[str, JSON]:
+        """What ``seat`` may know now, and nothing more."""
+
+    @abstractmethod
+    def apply(self, seat: int, action: Action) -> None:
+        """Apply ``seat``'s action; raise :class:`IllegalActionError` if it is not legal."""
+
+    @abstractmethod
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The result of a finished game; raises :class:`GameOverError` before the end."""
+
+    @abstractmethod
+    def snapshot(self) -> dict[str, JSON]:
+        """The whole position, hidden parts included, as JSON (for viewers and debugging)."""
+
+    @abstractmethod
+    def resample_hidden(self, seat: int, rng: random.Random) -> State:
+        """A copy in which everything ``seat`` cannot see is dealt again at random.
+
+        ``seat``'s observation of the copy equals its observation of this state; the copy is a
+        legal position of the game. Used by the leak tests and by bots that sample worlds.
+        """
+
+    @abstractmethod
+    def position(self) -> str:
+        """A short description of the position for error messages."""
+
+    @staticmethod
+    @abstractmethod
+    def describe(event: Event) -> str:
+        """One readable line for an event (used by the CLI account and the replay viewer)."""
+
+    # -- events ---------------------------------------------------------------------------
+
+    def emit(self, event: Event, audience: int | None = PUBLIC) -> None:
+        self.log.append((audience, event))
+
+    def events_for(self, seat: int | None, start: int = 0, stop: int | None = None) -> list[Event]:
+        """Events ``seat`` saw in ``log[start:stop]``; ``seat=None`` gives the public ones only."""
+        return [e for (aud, e) in self.log[start:stop] if aud is None or aud == seat]
+
+    def public_events(self, start: int = 0) -> list[Event]:
+        return self.events_for(None, start)
+
+    # -- helpers for subclasses -----------------------------------------------------------
+
+    def illegal(self, seat: int, action: JSON, reason: str) -> IllegalActionError:
+        return IllegalActionError(self.game, seat, action, self.position(), reason)
+
+    def clone(self) -> State:
+        return copy.deepcopy(self)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game in the registry: its metadata, options and a factory for new states."""
+
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
+    options: tuple[OptionSpec, ...]
+    state_class: type[State]
+    summary: str
+    rules_file: str
+    """The rules as implemented, relative to the repository's ``seeds/`` folder."""
+
+    def option(self, name: str) -> OptionSpec:
+        for spec in self.options:
+            if spec.name == name:
+                return spec
+        known = ", ".join(o.name for o in self.options) or "none"
+        raise OptionError(f"{self.name} has no option {name!r} (options: {known})")
+
+    def validate_options(self, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
+        """All options with defaults filled in, each checked; raises :class:`OptionError`."""
+        given = dict(options or {})
+        for name in given:
+            self.option(name)
+        return {
+            o.name: o.validate(given[o.name]) if o.name in given else o.default
+            for o in self.options
+        }
+
+    def check_seats(self, seats: int) -> None:
+        if (
+            isinstance(seats, bool)
+            or not isinstance(seats, int)
+            or not (self.min_seats <= seats <= self.max_seats)
+        ):
+            raise SeatCountError(
+                f"{self.name} is played by {self.min_seats} to {self.max_seats} seats, not {seats!r}"
+            )
+
+    def new(self, seed: int, seats: int, options: Mapping[str, JSON] | None = None) -> State:
+        """A new game: seeded, with ``seats`` seats and the given options (defaults filled in)."""
+        self.check_seats(seats)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise GameError(f"a seed is a non-negative whole number, not {seed!r}")
+        return self.state_class(seed, seats, self.validate_options(options))

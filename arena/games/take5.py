@@ -1,0 +1,411 @@
+"""Take 5 (6 nimmt!): 2-10 seats, simultaneous tricks, lowest total of bull heads wins.
+
+Actions: while choosing a card (``decision == "card"``) an action is the card's number; a seat
+whose card is too low for every row chooses a row to take (``decision == "row"``), and the action
+is the row's index 0-3.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Final
+
+from arena.games.base import (
+    JSON,
+    Action,
+    Event,
+    GameOverError,
+    GameSpec,
+    OptionSpec,
+    Result,
+    State,
+    competition_ranks,
+)
+
+DECK_SIZE: Final = 104
+HAND_SIZE: Final = 10
+ROWS: Final = 4
+ROW_LIMIT: Final = 5
+"""A row holds at most five cards; the sixth takes it."""
+
+
+def bull_heads(card: int) -> int:
+    """The penalty heads of a card: 55 → 7, multiple of 11 → 5, of 10 → 3, of 5 → 2, else 1."""
+    if card == 55:
+        return 7
+    if card % 11 == 0:
+        return 5
+    if card % 10 == 0:
+        return 3
+    if card % 5 == 0:
+        return 2
+    return 1
+
+
+HEADS: Final[tuple[int, ...]] = (0, *tuple(bull_heads(c) for c in range(1, DECK_SIZE + 1)))
+
+
+def cards_in_play(seats: int, tactics: bool) -> list[int]:
+    """The cards used each round: all 104, or 1..10·n+4 in the tactics variant."""
+    top = HAND_SIZE * seats + ROWS if tactics else DECK_SIZE
+    return list(range(1, top + 1))
+
+
+def choose_row(rows: list[list[int]], card: int, professional: bool) -> tuple[int, str] | None:
+    """Where ``card`` must go: (row index, ``"right"`` or ``"left"``), or None if it is too low.
+
+    A card goes after the highest row end still lower than it. In the professional variant it
+    may also go before a row's first card when it is lower; the smallest difference over both
+    ends decides.
+    """
+    best: tuple[int, str] | None = None
+    best_gap = DECK_SIZE + 1
+    for index, row in enumerate(rows):
+        last = row[-1]
+        if last < card and card - last < best_gap:
+            best, best_gap = (index, "right"), card - last
+        if professional:
+            first = row[0]
+            if card < first and first - card < best_gap:
+                best, best_gap = (index, "left"), first - card
+    return best
+
+
+def rank_totals(totals: list[int]) -> tuple[int, ...]:
+    """Lowest total wins; equal totals share the place."""
+    return competition_ranks(totals)
+
+
+class Take5State(State):
+    game = "take5"
+
+    def __init__(self, seed: int, seats: int, options: Mapping[str, JSON]) -> None:
+        super().__init__(seed, seats, options)
+        self.end_score: int = self.options["end_score"]
+        self.more_than: bool = self.options["more_than"]
+        self.tactics: bool = self.options["tactics"]
+        self.professional: bool = self.options["professional"]
+        self.max_rounds: int | None = self.options["max_rounds"]
+        self.deck: list[int] = cards_in_play(seats, self.tactics)
+        self.round = 0
+        self.trick = 0
+        self.hands: list[list[int]] = [[] for _ in range(seats)]
+        self.rows: list[list[int]] = []
+        self.undealt: list[int] = []
+        self.chosen: list[int | None] = [None] * seats
+        self.waiting = seats
+        """How many seats have still to choose a card in this trick."""
+        self.taken: list[list[int]] = [[] for _ in range(seats)]
+        """Cards each seat took this round (public: everyone saw them taken)."""
+        self.totals: list[int] = [0] * seats
+        self.round_heads: list[int] = [0] * seats
+        self.queue: list[tuple[int, int]] = []
+        """The revealed (card, seat) pairs of the current trick still to be placed, lowest first."""
+        self.revealed: list[int] = []
+        self.row_chooser: int | None = None
+        self.over = False
+        self.capped = False
+        self._deal()
+
+    # -- the round ------------------------------------------------------------------------
+
+    def _deal(self) -> None:
+        self.round += 1
+        self.trick = 1
+        n = self.seats
+        cards = self.rng.sample(self.deck, n * HAND_SIZE + ROWS)
+        for seat in range(n):
+            self.hands[seat] = sorted(cards[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])
+        starts = cards[n * HAND_SIZE :]
+        dealt = set(cards)
+        self.undealt = [c for c in self.deck if c not in dealt]
+        self.rows = [[c] for c in starts]
+        self.taken = [[] for _ in range(n)]
+        self.round_heads = [0] * n
+        self.emit({"type": "round", "round": self.round, "rows": [list(r) for r in self.rows]})
+        for seat in range(n):
+            self.emit({"type": "deal", "round": self.round, "hand": list(self.hands[seat])}, seat)
+
+    def _take_row(self, seat: int, index: int, card: int, reason: str) -> None:
+        row = self.rows[index]
+        heads = sum(HEADS[c] for c in row)
+        self.taken[seat].extend(row)
+        self.round_heads[seat] += heads
+        self.totals[seat] += heads
+        self.rows[index] = [card]
+        self.emit(
+            {
+                "type": "take",
+                "seat": seat,
+                "card": card,
+                "row": index,
+                "cards": row,
+                "heads": heads,
+                "reason": reason,
+            }
+        )
+
+    def _resolve(self) -> None:
+        """Place the revealed cards lowest first; stop if a seat must choose a row."""
+        queue = self.queue
+        while queue:
+            card, seat = queue[0]
+            where = choose_row(self.rows, card, self.professional)
+            if where is None:
+                self.row_chooser = seat
+                return
+            queue.pop(0)
+            index, end = where
+            row = self.rows[index]
+            if len(row) >= ROW_LIMIT:
+                self._take_row(seat, index, card, "sixth")
+            else:
+                if end == "right":
+                    row.append(card)
+                else:
+                    row.insert(0, card)
+                self.emit({"type": "place", "seat": seat, "card": card, "row": index, "end": end})
+        self._end_trick()
+
+    def _end_trick(self) -> None:
+        self.row_chooser = None
+        if self.trick < HAND_SIZE:
+            self.trick += 1
+            return
+        self.emit(
+            {
+                "type": "round_end",
+                "round": self.round,
+                "heads": list(self.round_heads),
+                "totals": list(self.totals),
+            }
+        )
+        reached = [
+            t > self.end_score if self.more_than else t >= self.end_score for t in self.totals
+        ]
+        if any(reached):
+            self._finish()
+        elif self.max_rounds is not None and self.round >= self.max_rounds:
+            self.capped = True
+            self._finish()
+        else:
+            self._deal()
+
+    def _finish(self) -> None:
+        self.over = True
+        result = self.result()
+        self.emit(
+            {
+                "type": "game_end",
+                "scores": list(result.scores),
+                "ranks": list(result.ranks),
+                "capped": self.capped,
+            }
+        )
+
+    # -- the interface --------------------------------------------------------------------
+
+    def to_move(self) -> list[int]:
+        if self.over:
+            return []
+        if self.row_chooser is not None:
+            return [self.row_chooser]
+        return [s for s, c in enumerate(self.chosen) if c is None]
+
+    def legal(self, seat: int) -> list[Action]:
+        if self.over:
+            return []
+        if self.row_chooser is not None:
+            return list(range(ROWS)) if seat == self.row_chooser else []
+        if self.chosen[seat] is not None:
+            return []
+        return list(self.hands[seat])
+
+    def apply(self, seat: int, action: Action) -> None:
+        if self.over:
+            raise self.illegal(seat, action, "the game is over")
+        if self.row_chooser is not None:
+            if seat != self.row_chooser:
+                raise self.illegal(seat, action, f"seat {self.row_chooser} is choosing a row")
+            if type(action) is not int or not 0 <= action < ROWS:
+                raise self.illegal(seat, action, "a row is chosen by its index 0-3")
+            card, _ = self.queue.pop(0)
+            self.emit({"type": "choose_row", "seat": seat, "row": action})
+            self._take_row(seat, action, card, "too_low")
+            self._resolve()
+            return
+        if not 0 <= seat < self.seats or type(seat) is not int:
+            raise self.illegal(seat, action, "no such seat")
+        if self.chosen[seat] is not None:
+            raise self.illegal(seat, action, "this seat has already chosen its card")
+        hand = self.hands[seat]
+        if type(action) is not int or action not in hand:
+            raise self.illegal(seat, action, "the card is not in the seat's hand")
+        hand.remove(action)
+        self.chosen[seat] = action
+        self.waiting -= 1
+        if self.waiting:
+            return
+        self.revealed = self.chosen  # type: ignore[assignment]  # every entry is set now
+        self.emit(
+            {
+                "type": "reveal",
+                "round": self.round,
+                "trick": self.trick,
+                "cards": list(self.revealed),
+            }
+        )
+        self.queue = sorted((c, s) for s, c in enumerate(self.revealed))
+        self.chosen = [None] * self.seats
+        self.waiting = self.seats
+        self._resolve()
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        if self.over:
+            decision = None
+        elif self.row_chooser is not None:
+            decision = "row" if seat == self.row_chooser else None
+        else:
+            decision = "card" if self.chosen[seat] is None else None
+        obs: dict[str, JSON] = {
+            "decision": decision,
+            "seat": seat,
+            "round": self.round,
+            "trick": self.trick,
+            "hand": list(self.hands[seat]),
+            "rows": [list(r) for r in self.rows],
+            "round_heads": list(self.round_heads),
+            "totals": list(self.totals),
+            "taken": [list(t) for t in self.taken],
+            "chosen": self.chosen[seat],
+        }
+        if self.row_chooser is not None:
+            obs["revealed"] = list(self.revealed)
+            obs["to_place"] = [[c, s] for c, s in self.queue]
+        return obs
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def result(self) -> Result:
+        if not self.over:
+            raise GameOverError("the game is not over")
+        return Result(
+            tuple(self.totals),
+            rank_totals(self.totals),
+            {"rounds": self.round, "capped": self.capped},
+        )
+
+    def snapshot(self) -> dict[str, JSON]:
+        return {
+            "round": self.round,
+            "trick": self.trick,
+            "hands": [list(h) for h in self.hands],
+            "rows": [list(r) for r in self.rows],
+            "undealt": list(self.undealt),
+            "chosen": list(self.chosen),
+            "taken": [list(t) for t in self.taken],
+            "round_heads": list(self.round_heads),
+            "totals": list(self.totals),
+            "to_place": [[c, s] for c, s in self.queue],
+            "row_chooser": self.row_chooser,
+            "over": self.over,
+        }
+
+    def position(self) -> str:
+        rows = " | ".join(" ".join(map(str, r)) for r in self.rows)
+        return f"round {self.round} trick {self.trick}, rows [{rows}]"
+
+    def resample_hidden(self, seat: int, rng: random.Random) -> Take5State:
+        copy = self.clone()
+        assert isinstance(copy, Take5State)
+        others = [s for s in range(self.seats) if s != seat]
+        pool = list(copy.undealt)
+        for s in others:
+            pool.extend(copy.hands[s])
+            if copy.chosen[s] is not None:
+                pool.append(copy.chosen[s])  # type: ignore[arg-type]
+        rng.shuffle(pool)
+        for s in others:
+            size = len(copy.hands[s])
+            copy.hands[s] = sorted(pool[:size])
+            del pool[:size]
+            if copy.chosen[s] is not None:
+                copy.chosen[s] = pool.pop()
+        copy.undealt = pool
+        return copy
+
+    @staticmethod
+    def describe(event: Event) -> str:
+        kind = event["type"]
+        if kind == "round":
+            rows = ", ".join(str(r[0]) for r in event["rows"])
+            return f"Round {event['round']}: rows start with {rows}"
+        if kind == "deal":
+            return f"Dealt {event['hand']}"
+        if kind == "reveal":
+            cards = ", ".join(f"seat {s}: {c}" for s, c in enumerate(event["cards"]))
+            return f"Trick {event['trick']} revealed: {cards}"
+        if kind == "place":
+            return f"seat {event['seat']} places {event['card']} on row {event['row'] + 1}" + (
+                " (left end)" if event["end"] == "left" else ""
+            )
+        if kind == "choose_row":
+            return f"seat {event['seat']} chooses row {event['row'] + 1}"
+        if kind == "take":
+            why = "sixth card" if event["reason"] == "sixth" else "card too low"
+            return (
+                f"seat {event['seat']} takes row {event['row'] + 1} {event['cards']} "
+                f"({event['heads']} heads, {why}); {event['card']} starts it"
+            )
+        if kind == "round_end":
+            return f"Round {event['round']} over: heads {event['heads']}, totals {event['totals']}"
+        if kind == "game_end":
+            capped = " (round cap reached)" if event["capped"] else ""
+            return f"Game over{capped}: totals {event['scores']}, places {event['ranks']}"
+        return str(event)
+
+
+SPEC = GameSpec(
+    name="take5",
+    title="Take 5 (6 nimmt!)",
+    min_seats=2,
+    max_seats=10,
+    options=(
+        OptionSpec(
+            "end_score",
+            int,
+            66,
+            "the game ends after the round in which a seat reaches this many heads",
+            minimum=1,
+        ),
+        OptionSpec(
+            "more_than",
+            bool,
+            False,
+            "the Greek seed's reading: the game ends only when a seat has more than end_score",
+        ),
+        OptionSpec(
+            "tactics", bool, False, "use only cards 1..10*seats+4, so every card in play is known"
+        ),
+        OptionSpec(
+            "professional",
+            bool,
+            False,
+            "a card may also go before a row's first card "
+            "when lower; the smallest difference over both ends decides",
+        ),
+        OptionSpec(
+            "max_rounds",
+            int,
+            None,
+            "stop after this many rounds (none: no cap)",
+            minimum=1,
+            nullable=True,
+        ),
+    ),
+    state_class=Take5State,
+    summary="Simultaneous tricks onto four rows; the sixth card takes the row; fewest heads wins.",
+    rules_file="take5.md",
+)
