@@ -92,7 +92,6 @@ class Take5State(State):
         self.trick = 0
         self.hands: list[list[int]] = [[] for _ in range(seats)]
         self.rows: list[list[int]] = []
-        self.undealt: list[int] = []
         self.chosen: list[int | None] = [None] * seats
         self.waiting = seats
         """How many seats have still to choose a card in this trick."""
@@ -118,8 +117,6 @@ class Take5State(State):
         for seat in range(n):
             self.hands[seat] = sorted(cards[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])
         starts = cards[n * HAND_SIZE :]
-        dealt = set(cards)
-        self.undealt = [c for c in self.deck if c not in dealt]
         self.rows = [[c] for c in starts]
         self.taken = [[] for _ in range(n)]
         self.round_heads = [0] * n
@@ -149,23 +146,46 @@ class Take5State(State):
     def _resolve(self) -> None:
         """Place the revealed cards lowest first; stop if a seat must choose a row."""
         queue = self.queue
+        rows = self.rows
+        professional = self.professional
         while queue:
             card, seat = queue[0]
-            where = choose_row(self.rows, card, self.professional)
-            if where is None:
-                self.row_chooser = seat
-                return
-            queue.pop(0)
-            index, end = where
-            row = self.rows[index]
+            if professional:
+                where = choose_row(rows, card, True)
+                if where is None:
+                    self.row_chooser = seat
+                    return
+                index, end = where
+            else:  # the common case, unrolled for speed: after the highest end below the card
+                r0, r1, r2, r3 = rows
+                index, end, best = -1, "right", 0
+                last = r0[-1]
+                if last < card:
+                    index, best = 0, last
+                last = r1[-1]
+                if best < last < card:
+                    index, best = 1, last
+                last = r2[-1]
+                if best < last < card:
+                    index, best = 2, last
+                last = r3[-1]
+                if best < last < card:
+                    index = 3
+                if index < 0:
+                    self.row_chooser = seat
+                    return
+            del queue[0]
+            row = rows[index]
             if len(row) >= ROW_LIMIT:
                 self._take_row(seat, index, card, "sixth")
+                continue
+            if end == "right":
+                row.append(card)
             else:
-                if end == "right":
-                    row.append(card)
-                else:
-                    row.insert(0, card)
-                self.emit({"type": "place", "seat": seat, "card": card, "row": index, "end": end})
+                row.insert(0, card)
+            self.log.append(
+                (None, {"type": "place", "seat": seat, "card": card, "row": index, "end": end})
+            )
         self._end_trick()
 
     def _end_trick(self) -> None:
@@ -204,6 +224,15 @@ class Take5State(State):
             }
         )
 
+    def undealt(self) -> list[int]:
+        """The cards of this round's deck that nobody holds and no row or pile shows."""
+        seen: set[int] = set()
+        for cards in (*self.hands, *self.rows, *self.taken):
+            seen.update(cards)
+        seen.update(c for c in self.chosen if c is not None)
+        seen.update(c for c, _ in self.queue)
+        return [c for c in self.deck if c not in seen]
+
     # -- the interface --------------------------------------------------------------------
 
     def to_move(self) -> list[int]:
@@ -223,6 +252,45 @@ class Take5State(State):
         return list(self.hands[seat])
 
     def apply(self, seat: int, action: Action) -> None:
+        if self.row_chooser is None and not self.over:
+            chosen = self.chosen
+            if (
+                type(seat) is int
+                and 0 <= seat < self.seats
+                and chosen[seat] is None
+                and type(action) is int
+            ):
+                hand = self.hands[seat]
+                if action in hand:
+                    hand.remove(action)
+                    chosen[seat] = action
+                    self.waiting -= 1
+                    if not self.waiting:
+                        self._reveal()
+                    return
+        self._apply_other(seat, action)
+
+    def _reveal(self) -> None:
+        revealed: list[int] = self.chosen  # type: ignore[assignment]  # every seat has chosen
+        self.revealed = revealed
+        self.log.append(
+            (
+                None,
+                {
+                    "type": "reveal",
+                    "round": self.round,
+                    "trick": self.trick,
+                    "cards": list(revealed),
+                },
+            )
+        )
+        self.queue = sorted(zip(revealed, range(self.seats), strict=True))
+        self.chosen = [None] * self.seats
+        self.waiting = self.seats
+        self._resolve()
+
+    def _apply_other(self, seat: int, action: Action) -> None:
+        """A row choice, or an illegal action explained."""
         if self.over:
             raise self.illegal(seat, action, "the game is over")
         if self.row_chooser is not None:
@@ -235,31 +303,11 @@ class Take5State(State):
             self._take_row(seat, action, card, "too_low")
             self._resolve()
             return
-        if not 0 <= seat < self.seats or type(seat) is not int:
+        if type(seat) is not int or not 0 <= seat < self.seats:
             raise self.illegal(seat, action, "no such seat")
         if self.chosen[seat] is not None:
             raise self.illegal(seat, action, "this seat has already chosen its card")
-        hand = self.hands[seat]
-        if type(action) is not int or action not in hand:
-            raise self.illegal(seat, action, "the card is not in the seat's hand")
-        hand.remove(action)
-        self.chosen[seat] = action
-        self.waiting -= 1
-        if self.waiting:
-            return
-        self.revealed = self.chosen  # type: ignore[assignment]  # every entry is set now
-        self.emit(
-            {
-                "type": "reveal",
-                "round": self.round,
-                "trick": self.trick,
-                "cards": list(self.revealed),
-            }
-        )
-        self.queue = sorted((c, s) for s, c in enumerate(self.revealed))
-        self.chosen = [None] * self.seats
-        self.waiting = self.seats
-        self._resolve()
+        raise self.illegal(seat, action, "the card is not in the seat's hand")
 
     def observation(self, seat: int) -> dict[str, JSON]:
         if self.over:
@@ -303,7 +351,7 @@ class Take5State(State):
             "trick": self.trick,
             "hands": [list(h) for h in self.hands],
             "rows": [list(r) for r in self.rows],
-            "undealt": list(self.undealt),
+            "undealt": self.undealt(),
             "chosen": list(self.chosen),
             "taken": [list(t) for t in self.taken],
             "round_heads": list(self.round_heads),
@@ -321,7 +369,7 @@ class Take5State(State):
         copy = self.clone()
         assert isinstance(copy, Take5State)
         others = [s for s in range(self.seats) if s != seat]
-        pool = list(copy.undealt)
+        pool = copy.undealt()
         for s in others:
             pool.extend(copy.hands[s])
             if copy.chosen[s] is not None:
@@ -333,7 +381,6 @@ class Take5State(State):
             del pool[:size]
             if copy.chosen[s] is not None:
                 copy.chosen[s] = pool.pop()
-        copy.undealt = pool
         return copy
 
     @staticmethod
