@@ -130,5 +130,12 @@ def play(
             click.echo()
 
 
+# -- leagues: the commands live in arena/cli_league.py ------------------------------------
+from arena.cli_league import register  # noqa: E402
+
+register(main)
+# -- end of leagues ----------------------------------------------------------------------
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

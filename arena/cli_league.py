@@ -1,0 +1,295 @@
+"""The league commands: ``arena league ...``, ``arena submit``, ``arena bots``, ``arena withdraw``.
+
+Kept apart from ``arena/cli.py`` and registered on its main group by :func:`register`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import click
+
+from arena.config import ConfigError, default_config
+from arena.executor import Interrupted, run_league
+from arena.league import League, LeagueError
+
+DEFAULT_ROOT = Path("results")
+REPO = Path(__file__).resolve().parent.parent
+DEMO_BOTS = ("bots/random", "bots/heuristic", "bots/js-random", "builtin:random", "builtin:first")
+
+
+def league_path(text: str) -> Path:
+    """A league named by a path, or by a bare name under ``results/``."""
+    path = Path(text)
+    if path.exists() or "/" in text or text.startswith("."):
+        return path
+    return DEFAULT_ROOT / text
+
+
+def open_league(text: str) -> League:
+    try:
+        return League.open(league_path(text))
+    except (LeagueError, ConfigError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+league_option = click.option(
+    "--league",
+    "league_name",
+    required=True,
+    metavar="L",
+    help="The league folder (a bare name means results/NAME).",
+)
+
+
+@click.group()
+def league() -> None:
+    """Leagues: a folder with league.toml, the submitted bots and a SQLite store."""
+
+
+@league.command("init")
+@click.argument("name")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+def init(name: str, seed: int, workers: int) -> None:
+    """Create league NAME with a commented league.toml of sensible defaults."""
+    folder = league_path(name)
+    try:
+        path = League.init(folder, default_config(seed, workers))
+    except LeagueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"created {path}; edit it, then: arena submit BOT --league {name}")
+
+
+@league.command("run")
+@click.argument("name")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Override the config.")
+@click.option("--quiet", is_flag=True, help="No progress line.")
+def run(name: str, workers: int | None, quiet: bool) -> None:
+    """Play league NAME until its stopping rule; resumes where a previous run stopped."""
+    with open_league(name) as lg:
+        play(lg, workers, quiet)
+
+
+def play(lg: League, workers: int | None, quiet: bool) -> None:
+    if not any(e.active for e in lg.entrants()):
+        raise click.ClickException(
+            "the league has no active entrants (arena submit BOT --league L)"
+        )
+    try:
+        report = run_league(lg, workers, None if quiet else sys.stderr)
+    except Interrupted as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"played {report.played} matches in {report.seconds:.1f}s "
+        f"({report.rate:.1f}/s), {report.processes_started} bot processes started; "
+        f"{lg.store.played_count()} in the league"
+    )
+
+
+@league.command("status")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
+def status(name: str, as_json: bool) -> None:
+    """Print the standings per game and overall."""
+    with open_league(name) as lg:
+        summary = lg.summary()
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+        return
+    click.echo(render_standings(summary))
+
+
+def render_standings(summary: dict[str, object]) -> str:
+    """The standings as plain text tables."""
+    lines: list[str] = []
+    state = "finished" if summary["finished"] else "in progress"
+    lines.append(
+        f"league {summary['league']}: {summary['matches_played']}/{summary['matches_planned']} "
+        f"planned matches played, {summary['batches_rated']} batches rated ({state})"
+    )
+    games = summary["games"]
+    assert isinstance(games, dict)
+    for game, table in games.items():
+        if table["ratings"]:
+            lines.append("")
+            lines.append(f"{game}: TrueSkill, ranked by mu - 3*sigma")
+            lines.append(
+                f"{'#':>3}  {'bot':<24} {'version':<12} {'rating':>7} {'mu':>7} {'sigma':>6}"
+                f" {'tables':>6} {'matches':>7} {'faults':>6}  status"
+            )
+            for i, r in enumerate(table["ratings"], 1):
+                lines.append(
+                    f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['conservative']:>7.2f}"
+                    f" {r['mu']:>7.2f} {r['sigma']:>6.2f} {r['tables']:>6} {r['matches']:>7}"
+                    f" {r['faulted_matches']:>6}  {r['status']}"
+                )
+        if table["solo"]:
+            lines.append("")
+            lines.append(f"{game}, solo: score table")
+            lines.append(
+                f"{'#':>3}  {'bot':<24} {'version':<12} {'matches':>7} {'mean':>9} {'±':>7}"
+            )
+            for i, r in enumerate(table["solo"], 1):
+                lines.append(
+                    f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['matches']:>7}"
+                    f" {r['mean_score']:>9.2f} {r['stderr']:>7.2f}"
+                )
+    ranked = summary["overall"]
+    assert isinstance(ranked, list)
+    if ranked:
+        lines.append("")
+        lines.append("overall: mean of the per-game ratings (mu - 3*sigma) over the games played")
+        for i, r in enumerate(ranked, 1):
+            lines.append(
+                f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['score']:>7.2f}  "
+                f"({r['games']} games)  {r['status']}"
+            )
+    entrants = summary["entrants"]
+    assert isinstance(entrants, list)
+    held = [e for e in entrants if e["status"] in ("suspended", "withdrawn")]
+    if held:
+        lines.append("")
+        for e in held:
+            lines.append(f"{e['name']} {e['version']}: {e['status']}: {e['reason']}")
+    return "\n".join(lines)
+
+
+@league.command("export")
+@click.argument("name")
+@click.option(
+    "--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="File to write (default: stdout).",
+)
+def export(name: str, fmt: str, output: Path | None) -> None:
+    """Write every match (JSON Lines: whole records; CSV: one row per seat)."""
+    with open_league(name) as lg:
+        if output is None:
+            n = lg.export_jsonl(sys.stdout) if fmt == "jsonl" else lg.export_csv(sys.stdout)
+        else:
+            with output.open("w", encoding="utf-8", newline="") as out:
+                n = lg.export_jsonl(out) if fmt == "jsonl" else lg.export_csv(out)
+            click.echo(f"wrote {n} matches to {output}", err=True)
+
+
+@league.command("demo")
+@click.option(
+    "--folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_ROOT / "demo",
+    show_default=True,
+)
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--matches",
+    type=click.IntRange(min=1),
+    default=240,
+    show_default=True,
+    help="The match budget.",
+)
+@click.option("--fresh", is_flag=True, help="Start again: remove the folder first.")
+def demo(folder: Path, workers: int, matches: int, fresh: bool) -> None:
+    """A small league of the bundled bots across every game, then its standings."""
+    if fresh and folder.exists():
+        shutil.rmtree(folder)
+    if not (folder / "league.toml").exists():
+        config = default_config(seed=1, workers=workers)
+        text_config = config.schedule.__class__(max_matches=matches)
+        from dataclasses import replace
+
+        League.init(folder, replace(config, schedule=text_config))
+        with open_league(str(folder)) as lg:
+            for bot in DEMO_BOTS:
+                source = str(REPO / bot) if not bot.startswith("builtin:") else bot
+                if bot == "bots/js-random" and shutil.which("node") is None:
+                    click.echo("skipping bots/js-random: node is not installed", err=True)
+                    continue
+                try:
+                    done = lg.submit(source)
+                except LeagueError as exc:
+                    click.echo(f"skipping {bot}: {exc}", err=True)
+                    continue
+                click.echo(f"entered {done.entrant.name} ({', '.join(done.entrant.games)})")
+    with open_league(str(folder)) as lg:
+        play(lg, workers, False)
+        click.echo()
+        click.echo(render_standings(lg.summary()))
+    click.echo(f"\nthe league is in {folder}/ (arena league status {folder})")
+
+
+@click.command()
+@click.argument("bot")
+@league_option
+@click.option("--name", default=None, help="Enter under this name (default: the manifest's).")
+@click.option("--author", default=None, help="The author (default: the manifest's).")
+@click.option("--no-check", is_flag=True, help="Skip the conformance check (for trusted bots).")
+def submit(
+    bot: str, league_name: str, name: str | None, author: str | None, no_check: bool
+) -> None:
+    """Check BOT, copy it into the league under its content hash, and enter it."""
+    with open_league(league_name) as lg:
+        try:
+            done = lg.submit(bot, name=name, author=author, check=not no_check)
+        except LeagueError as exc:
+            raise click.ClickException(str(exc)) from None
+    e = done.entrant
+    checked = f"; checked in {', '.join(done.checked)}" if done.checked else ""
+    click.echo(
+        f"entered {e.name} version {e.version[:12]} by {e.author or '?'} "
+        f"for {', '.join(e.games)}{checked}"
+    )
+    if done.replaced is not None:
+        click.echo(f"it replaces version {done.replaced.version[:12]} (its results are kept)")
+
+
+@click.command()
+@league_option
+@click.option("--all", "show_all", is_flag=True, help="Include replaced versions.")
+def bots(league_name: str, show_all: bool) -> None:
+    """List the league's entrants."""
+    with open_league(league_name) as lg:
+        summary = lg.summary()
+    rows = [e for e in summary["entrants"] if show_all or e["status"] != "replaced"]
+    if not rows:
+        click.echo("no entrants")
+        return
+    click.echo(
+        f"{'id':>3}  {'name':<24} {'version':<12} {'author':<16} {'matches':>7} "
+        f"{'faults':>6}  {'status':<9} games"
+    )
+    for e in rows:
+        click.echo(
+            f"{e['id']:>3}  {e['name']:<24} {e['version']:<12} {e['author'][:16]:<16} "
+            f"{e['matches']:>7} {e['faulted_matches']:>6}  {e['status']:<9} {','.join(e['games'])}"
+            + (f"  ({e['reason']})" if e["reason"] else "")
+        )
+
+
+@click.command()
+@click.argument("name")
+@league_option
+def withdraw(name: str, league_name: str) -> None:
+    """Withdraw bot NAME: it plays no new matches; its results are kept."""
+    with open_league(league_name) as lg:
+        try:
+            gone, cancelled = lg.withdraw(name)
+        except LeagueError as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(f"withdrew {name} ({len(gone)} version(s)); {cancelled} planned matches cancelled")
+
+
+def register(main: click.Group) -> None:
+    """Add the league commands to the main ``arena`` group."""
+    main.add_command(league)
+    main.add_command(submit)
+    main.add_command(bots)
+    main.add_command(withdraw)

@@ -1,0 +1,323 @@
+"""A league's configuration: ``league.toml`` in the league folder, every key checked.
+
+Every key is optional; the defaults are the embedded ones ``arena league init`` writes out with
+a comment each. Unknown keys are errors (a typo must not silently fall back to a default).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trueskill
+
+from arena.botproc import RunLimits, TimeLimits
+from arena.games import GAMES, JSON, GameError, get_game
+
+CONFIG_FILE = "league.toml"
+DEFAULT_SEATS = 4
+
+
+class ConfigError(ValueError):
+    """The league configuration is not valid; the message names the key."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """One game of the league: its table sizes and options."""
+
+    name: str
+    seats: tuple[int, ...]
+    options: Mapping[str, JSON] = field(default_factory=dict)
+    higher_is_better: bool = True
+    """For one-seat tables (solo), which way the score table sorts."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    duplicate: bool = True
+    """Play each deal once per rotation of the seats and rate the rotations as one result."""
+    fresh_processes: bool = False
+    """Start fresh bot processes for every match (slower; a bot cannot remember a deal)."""
+    rounds_per_batch: int = 1
+    """Rounds per batch for each game and table size; a round seats every entrant once."""
+    warmup_batches: int = 2
+    """Batches scheduled uniformly before adaptive scheduling starts."""
+    adaptive: bool = True
+    """After the warm-up, choose tables by rating uncertainty and match quality."""
+    max_matches: int = 2000
+    """The match budget: no batch is planned once this many matches are planned."""
+    stop_sigma: float = 0.0
+    """Stop once every active entrant's sigma is below this in every game (0: off)."""
+    stop_separated: int = 0
+    """Stop once the top N places of every game are separated (0: off)."""
+    chunk: int = 4
+    """Matches sent to a worker at once."""
+
+
+@dataclass(frozen=True)
+class Entrants:
+    resubmit: str = "new"
+    """A new version of a bot starts a ``new`` rating, or ``carry``-es the old one over."""
+    suspend_min_matches: int = 10
+    """Matches a bot plays before it can be suspended for faults."""
+    suspend_fault_rate: float = 0.5
+    """Suspend a bot whose share of matches with a fault reaches this (1.0 and above: never)."""
+
+
+@dataclass(frozen=True)
+class Rating:
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    beta: float = 25.0 / 6
+    tau: float = 25.0 / 300
+    draw_probability: float = 0.10
+
+    def environment(self) -> trueskill.TrueSkill:
+        return trueskill.TrueSkill(
+            mu=self.mu,
+            sigma=self.sigma,
+            beta=self.beta,
+            tau=self.tau,
+            draw_probability=self.draw_probability,
+        )
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    seed: int = 1
+    workers: int = 2
+    games: tuple[GameConfig, ...] = ()
+    schedule: Schedule = field(default_factory=Schedule)
+    entrants: Entrants = field(default_factory=Entrants)
+    rating: Rating = field(default_factory=Rating)
+    limits: TimeLimits = field(default_factory=lambda: TimeLimits(decision=1.0, bank=10.0))
+
+    def run_limits(self) -> RunLimits:
+        return RunLimits(time=self.limits)
+
+    def game(self, name: str) -> GameConfig:
+        for game in self.games:
+            if game.name == name:
+                return game
+        raise ConfigError(f"the league does not play {name!r}")
+
+
+def default_games() -> tuple[GameConfig, ...]:
+    """Every game of the registry at four seats (or the nearest count it allows)."""
+    return tuple(
+        GameConfig(
+            spec.name,
+            (min(max(DEFAULT_SEATS, spec.min_seats), spec.max_seats),),
+            spec.validate_options(),
+        )
+        for spec in GAMES.values()
+    )
+
+
+def default_config(seed: int = 1, workers: int = 2) -> LeagueConfig:
+    return LeagueConfig(seed=seed, workers=workers, games=default_games())
+
+
+def _section(data: Mapping[str, Any], cls: Any, where: str) -> Any:
+    fields = cls.__dataclass_fields__
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)} (keys: {', '.join(fields)})"
+        )
+    values: dict[str, Any] = {}
+    defaults = cls()
+    for key, value in data.items():
+        default = getattr(defaults, key)
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        elif isinstance(default, float):
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+            value = float(value)
+        else:
+            ok = isinstance(value, type(default))
+        if not ok:
+            raise ConfigError(f"{where}.{key}: {value!r} is not a valid {type(default).__name__}")
+        values[key] = value
+    return cls(**values)
+
+
+def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
+    """A checked configuration from parsed TOML."""
+    known = {"seed", "workers", "games", "schedule", "entrants", "rating", "limits"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(unknown)} (keys: {', '.join(sorted(known))})")
+    seed = data.get("seed", 1)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ConfigError(f"seed: a non-negative whole number, not {seed!r}")
+    workers = data.get("workers", 2)
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ConfigError(f"workers: a whole number of at least 1, not {workers!r}")
+    games_data = data.get("games")
+    if games_data is None:
+        games = default_games()
+    else:
+        if not isinstance(games_data, dict) or not games_data:
+            raise ConfigError("games: a table of games, e.g. [games.take5] seats = [4]")
+        parsed = []
+        for name, table in games_data.items():
+            try:
+                spec = get_game(name)
+            except GameError as exc:
+                raise ConfigError(f"games.{name}: {exc}") from None
+            if not isinstance(table, dict):
+                raise ConfigError(f"games.{name}: a table with seats and options")
+            extra = sorted(set(table) - {"seats", "options", "higher_is_better"})
+            if extra:
+                raise ConfigError(f"games.{name}: unknown key(s) {', '.join(extra)}")
+            seats = table.get("seats", [min(max(DEFAULT_SEATS, spec.min_seats), spec.max_seats)])
+            if isinstance(seats, int):
+                seats = [seats]
+            if not isinstance(seats, list) or not seats:
+                raise ConfigError(f"games.{name}.seats: a list of table sizes, e.g. [4]")
+            for count in seats:
+                try:
+                    spec.check_seats(count)
+                except GameError as exc:
+                    raise ConfigError(f"games.{name}.seats: {exc}") from None
+            options = table.get("options", {})
+            if not isinstance(options, dict):
+                raise ConfigError(f"games.{name}.options: a table of option = value")
+            try:
+                checked = spec.validate_options(options)
+            except GameError as exc:
+                raise ConfigError(f"games.{name}.options: {exc}") from None
+            higher = table.get("higher_is_better", True)
+            if not isinstance(higher, bool):
+                raise ConfigError(f"games.{name}.higher_is_better: true or false")
+            parsed.append(GameConfig(name, tuple(dict.fromkeys(seats)), checked, higher))
+        games = tuple(parsed)
+    schedule = _section(data.get("schedule", {}), Schedule, "schedule")
+    if schedule.rounds_per_batch < 1 or schedule.chunk < 1:
+        raise ConfigError("schedule.rounds_per_batch and schedule.chunk must be at least 1")
+    entrants = _section(data.get("entrants", {}), Entrants, "entrants")
+    if entrants.resubmit not in ("new", "carry"):
+        raise ConfigError(f"entrants.resubmit: new or carry, not {entrants.resubmit!r}")
+    rating = _section(data.get("rating", {}), Rating, "rating")
+    if rating.sigma <= 0 or rating.beta <= 0 or not 0 <= rating.draw_probability < 1:
+        raise ConfigError("rating: sigma and beta must be positive, draw_probability in [0, 1)")
+    limits = data.get("limits", {})
+    extra = sorted(set(limits) - {"decision", "bank", "startup"})
+    if extra:
+        raise ConfigError(f"limits: unknown key(s) {', '.join(extra)} (decision, bank, startup)")
+    try:
+        time_limits = TimeLimits(
+            **{k: float(v) for k, v in limits.items() if isinstance(v, int | float)}
+        )
+    except ValueError as exc:
+        raise ConfigError(f"limits: {exc}") from None
+    if len(limits) != len([v for v in limits.values() if isinstance(v, int | float)]):
+        raise ConfigError("limits: times are numbers of seconds")
+    return LeagueConfig(seed, workers, games, schedule, entrants, rating, time_limits)
+
+
+def load_config(folder: Path) -> LeagueConfig:
+    path = folder / CONFIG_FILE
+    if not path.is_file():
+        raise ConfigError(
+            f"{folder} is not a league: no {CONFIG_FILE} (arena league init {folder})"
+        )
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        return parse_config(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _toml_value(value: JSON) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def config_text(config: LeagueConfig) -> str:
+    """``league.toml`` for ``config``, with a comment on every key."""
+    s, e, r, t = config.schedule, config.entrants, config.rating, config.limits
+    lines = [
+        "# An arena league. Every key is optional: a missing key takes the default shown here.",
+        "",
+        "# The league seed: with the same seed, config and deterministic bots the league plays",
+        "# the same matches with the same results, whatever the number of workers.",
+        f"seed = {config.seed}",
+        "# Worker processes playing matches at once (each keeps its own bot processes alive).",
+        f"workers = {config.workers}",
+        "",
+        "# The games, their table sizes (several sizes allowed, e.g. [3, 5]) and options",
+        "# (see `arena games`). One-seat tables give a score table instead of ratings;",
+        "# higher_is_better says which way it sorts.",
+    ]
+    for game in config.games:
+        lines.append(f"[games.{game.name}]")
+        lines.append(f"seats = {_toml_value(list(game.seats))}")
+        if min(game.seats) == 1:
+            lines.append(f"higher_is_better = {_toml_value(game.higher_is_better)}")
+        opts = ", ".join(
+            f"{k} = {_toml_value(v)}" for k, v in game.options.items() if v is not None
+        )
+        lines.append(f"options = {{ {opts} }}" if opts else "options = {}")
+    lines += [
+        "",
+        "[schedule]",
+        "# Duplicate sets: each deal is played once per rotation of the seats, and the",
+        "# rotations are rated together as one result, which takes most of the luck out.",
+        f"duplicate = {_toml_value(s.duplicate)}",
+        "# Fresh bot processes for every match, so that no bot can remember a deal from one",
+        "# rotation to the next (costs a process start per seat per match).",
+        f"fresh_processes = {_toml_value(s.fresh_processes)}",
+        "# A batch holds this many rounds per game and table size; a round seats every",
+        "# entrant once. Batch k is planned from the results of batches up to k - 2.",
+        f"rounds_per_batch = {s.rounds_per_batch}",
+        "# Uniform batches first, then adaptive ones (uncertain ratings, close tables).",
+        f"warmup_batches = {s.warmup_batches}",
+        f"adaptive = {_toml_value(s.adaptive)}",
+        "# Stopping rules: the match budget, and optionally every sigma below a bound",
+        "# or the top N places of every game separated (0 turns a rule off).",
+        f"max_matches = {s.max_matches}",
+        f"stop_sigma = {s.stop_sigma}",
+        f"stop_separated = {s.stop_separated}",
+        "# Matches sent to a worker at once.",
+        f"chunk = {s.chunk}",
+        "",
+        "[entrants]",
+        '# A resubmitted bot (new content) starts a "new" rating or "carry"-es the old one.',
+        f"resubmit = {_toml_value(e.resubmit)}",
+        "# Suspend a bot once this share of its matches had a fault of its own, after it",
+        "# has played at least suspend_min_matches (a rate of 1.0 or more never suspends).",
+        f"suspend_min_matches = {e.suspend_min_matches}",
+        f"suspend_fault_rate = {e.suspend_fault_rate}",
+        "",
+        "[rating]",
+        "# The TrueSkill environment (one per game).",
+        f"mu = {r.mu}",
+        f"sigma = {r.sigma}",
+        f"beta = {r.beta}",
+        f"tau = {r.tau}",
+        f"draw_probability = {r.draw_probability}",
+        "",
+        "[limits]",
+        "# Seconds: free time per decision, a time bank per match, and start-up time.",
+        f"decision = {t.decision}",
+        f"bank = {t.bank}",
+        f"startup = {t.startup}",
+        "",
+    ]
+    return "\n".join(lines)

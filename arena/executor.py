@@ -1,0 +1,235 @@
+"""Running a league on this machine: N worker processes, each with its own bot pool.
+
+The parent plans, dispatches chunks of matches to a ``multiprocess`` pool, and is the only
+writer of the store: each record is committed as it arrives. Workers keep their bot processes
+alive across matches (one :class:`~arena.pool.BotPool` per worker, made in the initializer and
+closed when the worker exits, however it exits); with ``schedule.fresh_processes`` each match
+gets fresh processes instead.
+
+Ctrl-C (or SIGTERM) stops the workers and their bots; the next run resumes from the store.
+Workers ignore SIGINT so that only the parent decides how to stop.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import multiprocess
+import multiprocess.util
+
+from arena.botproc import RunLimits
+from arena.bots import BotSpec
+from arena.league import League
+from arena.match import MatchSpec, run_match
+from arena.pool import BotPool
+from arena.store import Planned
+
+_POOL: BotPool | None = None
+_FRESH = False
+_LIMITS: RunLimits | None = None
+
+
+def _stop_worker(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
+def init_worker(limits: RunLimits, fresh: bool) -> None:
+    """Worker initializer: ignore Ctrl-C, make the worker's bot pool, close it at exit."""
+    global _POOL, _FRESH, _LIMITS
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_worker)
+    _LIMITS = limits
+    _FRESH = fresh
+    _POOL = BotPool(limits)
+    multiprocess.util.Finalize(None, _POOL.close, exitpriority=100)
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    records: list[dict[str, Any]]
+    started: int
+    """Bot processes this worker started while playing the chunk."""
+
+
+def play_chunk(specs: Sequence[MatchSpec]) -> ChunkResult:
+    """Play some matches in this worker; runs in the worker processes."""
+    assert _POOL is not None and _LIMITS is not None
+    before = _POOL.started
+    records = []
+    fresh_started = 0
+    for spec in specs:
+        if _FRESH:
+            with BotPool(_LIMITS) as pool:
+                records.append(run_match(spec, pool).to_json())
+                fresh_started += pool.started
+        else:
+            records.append(run_match(spec, _POOL).to_json())
+    return ChunkResult(records, _POOL.started - before + fresh_started)
+
+
+class Interrupted(Exception):
+    """The run was stopped (Ctrl-C); what was committed stays, the next run resumes."""
+
+
+@dataclass
+class RunReport:
+    played: int = 0
+    seconds: float = 0.0
+    processes_started: int = 0
+    batches_planned: list[int] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.played / self.seconds if self.seconds > 0 else 0.0
+
+
+class Progress:
+    """A plain-text progress line on stderr: matches done, rate, ETA to the budget."""
+
+    def __init__(self, stream: TextIO | None, total: int, done: int) -> None:
+        self.stream = stream
+        self.total = total
+        self.start_done = done
+        self.done = done
+        self.began = time.monotonic()
+        self.last = 0.0
+        self.tty = bool(stream is not None and stream.isatty())
+
+    def update(self, done: int, force: bool = False) -> None:
+        self.done = done
+        if self.stream is None:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < (0.2 if self.tty else 5.0):
+            return
+        self.last = now
+        elapsed = now - self.began
+        rate = (done - self.start_done) / elapsed if elapsed > 0 else 0.0
+        left = max(0, self.total - done)
+        eta = f"{left / rate:.0f}s" if rate > 0 else "?"
+        line = f"league: {done}/{self.total} matches  {rate:.1f}/s  ETA {eta} (budget)"
+        if self.tty:
+            self.stream.write("\r" + line.ljust(70))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.stream is not None and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run_league(
+    league: League,
+    workers: int | None = None,
+    progress: TextIO | None = sys.stderr,
+    max_new: int | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> RunReport:
+    """Play the league until it is finished (or ``max_new`` matches are played this run).
+
+    Raises :class:`Interrupted` on Ctrl-C after stopping the workers.
+    """
+    config = league.config
+    workers = workers or config.workers
+    report = RunReport()
+    began = time.monotonic()
+    ratings = league.load_ratings()
+    report.batches_planned += league.advance(ratings)
+    specs: dict[int, BotSpec] = {}
+
+    def spec_of(bot: int) -> BotSpec:
+        if bot not in specs:
+            entrant = next(e for e in league.entrants() if e.id == bot)
+            specs[bot] = league.bot_spec(entrant)
+        return specs[bot]
+
+    def match_spec(p: Planned) -> MatchSpec:
+        return MatchSpec(p.match_id, p.game, p.seed, tuple(spec_of(b) for b in p.bots), p.options)
+
+    pending: deque[Planned] = deque(league.unplayed())
+    if not pending:
+        report.seconds = time.monotonic() - began
+        return report
+    seats: dict[str, tuple[int, ...]] = {}
+    done = league.store.played_count()
+    bar = Progress(progress, max(config.schedule.max_matches, done + len(pending)), done)
+    results: queue.Queue[ChunkResult | BaseException] = queue.Queue()
+    pool = multiprocess.get_context("fork").Pool(
+        workers,
+        initializer=init_worker,
+        initargs=(config.run_limits(), config.schedule.fresh_processes),
+    )
+    in_flight = 0
+    stop_after = max_new
+    try:
+        while pending or in_flight:
+            while pending and in_flight < 2 * workers and (stop_after is None or stop_after > 0):
+                chunk: list[Planned] = []
+                while pending and len(chunk) < config.schedule.chunk:
+                    p = pending.popleft()
+                    chunk.append(p)
+                    seats[p.match_id] = p.bots
+                if stop_after is not None:
+                    stop_after -= len(chunk)
+                pool.apply_async(
+                    play_chunk,
+                    ([match_spec(p) for p in chunk],),
+                    callback=results.put,
+                    error_callback=results.put,
+                )
+                in_flight += 1
+            if not in_flight:
+                break
+            try:
+                item = results.get(timeout=1.0)
+            except queue.Empty:
+                bar.update(done)
+                continue
+            in_flight -= 1
+            if isinstance(item, BaseException):
+                raise item
+            report.processes_started += item.started
+            for record in item.records:
+                if league.store.record_match(record, seats.pop(record["match_id"])):
+                    done += 1
+                    report.played += 1
+                    if on_record is not None:
+                        on_record(record)
+            new = league.advance(ratings)
+            if new:
+                report.batches_planned += new
+                known = {p.match_id for p in pending} | set(seats)
+                pending.extend(p for p in league.unplayed() if p.match_id not in known)
+                bar.total = max(bar.total, done + len(pending) + len(seats))
+            bar.update(done)
+        pool.close()
+        pool.join()
+    except KeyboardInterrupt:
+        pool.terminate()
+        pool.join()
+        bar.finish()
+        raise Interrupted(
+            f"stopped after {report.played} new matches; run again to resume"
+        ) from None
+    except BaseException:
+        pool.terminate()
+        pool.join()
+        raise
+    bar.update(done, force=True)
+    bar.finish()
+    report.seconds = time.monotonic() - began
+    return report
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -1,0 +1,185 @@
+"""Ratings: TrueSkill per game, in schedule order, from the stored results alone.
+
+* One explicit ``trueskill.TrueSkill`` environment (from the league config), never the global.
+* A **table** (a duplicate set: one deal, once per rotation of the seats; or a single match) is
+  one free-for-all result: each bot's place is its mean place over the matches of the table
+  (places after faulted seats are put last, so a fault counts as a loss), and equal means tie.
+  A bot seated twice at one table counts once, with its mean place.
+* Results are rated batch by batch, table by table, in the schedule's order, so the same results
+  always give the same ratings, incrementally or from scratch.
+* The ranking uses the conservative rating ``mu - 3 * sigma``. The **overall** ranking is the mean
+  of a bot's conservative ratings over the rated games it plays (one-seat tables excluded);
+  a bot that plays fewer games is averaged over fewer games.
+* One-seat (solo) tables give a score table instead: matches, mean score and its standard error.
+* A resubmitted bot starts from the default rating, or from its previous version's rating
+  (``entrants.resubmit = "carry"``) the first time it is rated in a game.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import trueskill
+
+from arena.games.base import competition_ranks
+from arena.store import Outcome
+
+RatingRow = tuple[str, int, float, float, int, int]
+
+
+def conservative(rating: trueskill.Rating) -> float:
+    return float(rating.mu - 3 * rating.sigma)
+
+
+@dataclass
+class Standing:
+    bot: int
+    mu: float
+    sigma: float
+    sets: int
+    matches: int
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+class LeagueRatings:
+    """The ratings of every (game, bot), updated one table at a time."""
+
+    def __init__(
+        self,
+        env: trueskill.TrueSkill,
+        previous: Mapping[int, int | None] | None = None,
+        carry: bool = False,
+    ) -> None:
+        self.env = env
+        self.previous = dict(previous or {})
+        self.carry = carry
+        self.ratings: dict[str, dict[int, trueskill.Rating]] = {}
+        self.sets: dict[tuple[str, int], int] = {}
+        self.matches: dict[tuple[str, int], int] = {}
+
+    def rating(self, game: str, bot: int) -> trueskill.Rating:
+        known = self.ratings.setdefault(game, {})
+        if bot in known:
+            return known[bot]
+        before = self.previous.get(bot)
+        if self.carry and before is not None:
+            return self.rating(game, before) if before in known else self.env.create_rating()
+        return self.env.create_rating()
+
+    def rate_table(self, game: str, outcomes: Sequence[Outcome]) -> None:
+        """Rate the matches of one table (a duplicate set, or one match) as one result."""
+        places: dict[int, list[int]] = {}
+        for outcome in outcomes:
+            for bot, rank in zip(outcome.bots, outcome.ranks, strict=True):
+                places.setdefault(bot, []).append(rank)
+        for outcome in outcomes:
+            for bot in set(outcome.bots):
+                self.matches[(game, bot)] = self.matches.get((game, bot), 0) + 1
+        if len(places) < 2 or any(len(o.bots) < 2 for o in outcomes):
+            return
+        bots = sorted(places)
+        means = [sum(places[b]) / len(places[b]) for b in bots]
+        ranks = competition_ranks(means)
+        groups = [(self.rating(game, b),) for b in bots]
+        rated = self.env.rate(groups, ranks=[r - 1 for r in ranks])
+        known = self.ratings.setdefault(game, {})
+        for bot, (new,) in zip(bots, rated, strict=True):
+            known[bot] = new
+            self.sets[(game, bot)] = self.sets.get((game, bot), 0) + 1
+
+    def rate_batch(self, outcomes: Sequence[Outcome]) -> None:
+        """Rate one batch's results (any order): table by table, in table order."""
+        by_tab: dict[int, list[Outcome]] = {}
+        for outcome in sorted(outcomes, key=lambda o: o.ordinal):
+            by_tab.setdefault(outcome.tab, []).append(outcome)
+        for tab in sorted(by_tab):
+            self.rate_table(by_tab[tab][0].game, by_tab[tab])
+
+    def rows(self) -> list[RatingRow]:
+        return [
+            (
+                game,
+                bot,
+                float(r.mu),
+                float(r.sigma),
+                self.sets.get((game, bot), 0),
+                self.matches.get((game, bot), 0),
+            )
+            for game, known in sorted(self.ratings.items())
+            for bot, r in sorted(known.items())
+        ]
+
+    def load(self, rows: Iterable[RatingRow]) -> None:
+        for game, bot, mu, sigma, sets, matches in rows:
+            self.ratings.setdefault(game, {})[bot] = self.env.create_rating(mu, sigma)
+            self.sets[(game, bot)] = sets
+            self.matches[(game, bot)] = matches
+
+    def standings(self, game: str) -> list[Standing]:
+        """The game's rated bots, best conservative rating first (ties: by id)."""
+        out = [
+            Standing(
+                bot,
+                float(r.mu),
+                float(r.sigma),
+                self.sets.get((game, bot), 0),
+                self.matches.get((game, bot), 0),
+            )
+            for bot, r in self.ratings.get(game, {}).items()
+        ]
+        return sorted(out, key=lambda s: (-s.conservative, s.bot))
+
+
+def rate_by_batches(
+    env: trueskill.TrueSkill,
+    outcomes: Iterable[Outcome],
+    previous: Mapping[int, int | None] | None = None,
+    carry: bool = False,
+) -> LeagueRatings:
+    """Ratings from scratch, exactly as the league computes them incrementally."""
+    ratings = LeagueRatings(env, previous, carry)
+    by_batch: dict[int, list[Outcome]] = {}
+    for outcome in outcomes:
+        by_batch.setdefault(outcome.batch, []).append(outcome)
+    for batch in sorted(by_batch):
+        ratings.rate_batch(by_batch[batch])
+    return ratings
+
+
+def overall(per_game: Mapping[str, Sequence[Standing]]) -> list[tuple[int, float, int]]:
+    """(bot, mean conservative rating over its rated games, games) best first."""
+    values: dict[int, list[float]] = {}
+    for standings in per_game.values():
+        for s in standings:
+            values.setdefault(s.bot, []).append(s.conservative)
+    out = [(bot, sum(v) / len(v), len(v)) for bot, v in values.items()]
+    return sorted(out, key=lambda t: (-t[1], t[0]))
+
+
+@dataclass(frozen=True)
+class SoloScore:
+    bot: int
+    matches: int
+    mean: float
+    stderr: float
+
+
+def solo_scores(outcomes: Iterable[Outcome], higher_is_better: bool) -> list[SoloScore]:
+    """One-seat results as a score table, best mean first."""
+    scores: dict[int, list[float]] = {}
+    for outcome in outcomes:
+        if len(outcome.bots) == 1:
+            scores.setdefault(outcome.bots[0], []).append(float(outcome.scores[0]))
+    table = []
+    for bot, values in scores.items():
+        n = len(values)
+        mean = sum(values) / n
+        var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+        table.append(SoloScore(bot, n, mean, math.sqrt(var / n)))
+    sign = -1 if higher_is_better else 1
+    return sorted(table, key=lambda s: (sign * s.mean, s.bot))

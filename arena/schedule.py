@@ -1,0 +1,205 @@
+"""Which matches to play: batches of tables, duplicate sets, uniform then adaptive.
+
+A **batch** holds, for every game and table size of the league, ``rounds_per_batch`` rounds; a
+**round** seats every entrant of that game once (the last table is filled up with entrants
+already seated, chosen at random, so every table is full). A **table** is played as a
+**duplicate set** -- the same deal (seed) once per rotation of the seats, so each bot holds each
+hand once -- or as one match when duplicate sets are off. A one-seat (solo) round plays one deal
+for every entrant.
+
+Everything here is a pure function of the league seed, the batch number, the entrants and the
+ratings it is given: the league plans batch ``k`` from the results of batches up to ``k - 2``
+(so workers never wait at a batch boundary), stores the plan, and the same inputs always give
+the same plan whatever the number of workers or interruptions.
+
+Match ids are keyed hashes of (league seed, batch, position): they reveal neither the game seed
+nor which matches share a deal. Game seeds are keyed hashes too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import trueskill
+
+from arena.config import GameConfig, LeagueConfig
+from arena.store import Planned
+
+SEED_BITS = 48
+
+
+def match_id(seed: int, batch: int, ordinal: int) -> str:
+    """A match id that names a match without revealing its seed, deal or set."""
+    digest = hashlib.blake2b(
+        f"{seed}/{batch}/{ordinal}".encode(), key=b"arena-league-match-id", digest_size=8
+    )
+    return digest.hexdigest()
+
+
+def game_seed(seed: int, batch: int, game: str, table: int) -> int:
+    digest = hashlib.blake2b(
+        f"{seed}/{batch}/{game}/{table}".encode(), key=b"arena-league-seed", digest_size=8
+    )
+    return int.from_bytes(digest.digest(), "big") >> (64 - SEED_BITS)
+
+
+def round_rng(seed: int, batch: int, game: str, seats: int, round_no: int) -> random.Random:
+    return random.Random(f"arena-league/{seed}/{batch}/{game}/{seats}/{round_no}")
+
+
+@dataclass(frozen=True)
+class Table:
+    """Bots (entrant ids) by seat, for one game and one deal."""
+
+    game: str
+    bots: tuple[int, ...]
+    seed: int
+
+
+RatingView = Mapping[str, Mapping[int, trueskill.Rating]]
+"""Per game, per entrant: its current rating (entrants not yet rated are absent)."""
+
+
+def uniform_round(rng: random.Random, entrants: Sequence[int], seats: int) -> list[tuple[int, ...]]:
+    """Every entrant seated once at random; the last table topped up with other entrants."""
+    order = list(entrants)
+    rng.shuffle(order)
+    return fill_tables(rng, order, entrants, seats)
+
+
+def fill_tables(
+    rng: random.Random, order: list[int], entrants: Sequence[int], seats: int
+) -> list[tuple[int, ...]]:
+    """Cut ``order`` into tables of ``seats``, topping the last one up at random."""
+    partial = len(order) % seats
+    if partial:
+        last = order[len(order) - partial :]
+        extra = [e for e in entrants if e not in last]
+        rng.shuffle(extra)
+        while len(last) < seats:
+            # Fewer entrants than seats: the same bot takes several seats (its own slots).
+            last.append(extra.pop() if extra else last[len(last) % partial])
+        order = order[: len(order) - partial] + last
+    return [tuple(order[i : i + seats]) for i in range(0, len(order), seats)]
+
+
+def adaptive_round(
+    rng: random.Random,
+    entrants: Sequence[int],
+    seats: int,
+    ratings: Mapping[int, trueskill.Rating],
+    env: trueskill.TrueSkill,
+) -> list[tuple[int, ...]]:
+    """Every entrant seated once, tables chosen where a result tells the most.
+
+    Each table starts from the unseated entrant with the largest uncertainty (sigma) and is
+    completed one seat at a time with the entrant that gives the table the highest TrueSkill
+    match quality (the draw probability: a close table is an informative one). The last table
+    is topped up the same way from the entrants already seated. Seat order is random.
+    """
+    default = env.create_rating()
+
+    def rating(bot: int) -> trueskill.Rating:
+        return ratings.get(bot, default)
+
+    unseated = sorted(entrants)
+    tables: list[tuple[int, ...]] = []
+    while unseated:
+        anchor = max(unseated, key=lambda b: (rating(b).sigma, -b))
+        table = [anchor]
+        unseated.remove(anchor)
+        while len(table) < seats:
+            pool = unseated or [e for e in entrants if e not in table]
+            if not pool:
+                table.append(table[len(table) % len(set(table))])
+                continue
+            best = max(
+                pool,
+                key=lambda b: (env.quality([(rating(x),) for x in [*table, b]]), -b),
+            )
+            table.append(best)
+            if best in unseated:
+                unseated.remove(best)
+        rng.shuffle(table)
+        tables.append(tuple(table))
+    return tables
+
+
+def plan_batch(
+    config: LeagueConfig,
+    batch: int,
+    entrants: Mapping[str, Sequence[int]],
+    ratings: RatingView | None,
+    env: trueskill.TrueSkill,
+) -> tuple[str, list[Planned]]:
+    """The matches of batch ``batch``: (mode, matches in schedule order).
+
+    ``entrants`` are the active entrant ids per game; ``ratings`` None means a uniform batch.
+    """
+    adaptive = (
+        ratings is not None and config.schedule.adaptive and batch >= config.schedule.warmup_batches
+    )
+    tables: list[tuple[GameConfig, Table]] = []
+    for game in config.games:
+        players = sorted(entrants.get(game.name, ()))
+        for seats in game.seats:
+            if not players or (seats > 1 and len(players) < 2):
+                continue
+            for round_no in range(config.schedule.rounds_per_batch):
+                rng = round_rng(config.seed, batch, game.name, seats, round_no)
+                if seats == 1:
+                    seed = game_seed(config.seed, batch, game.name, len(tables))
+                    tables += [(game, Table(game.name, (p,), seed)) for p in players]
+                    continue
+                if adaptive and ratings is not None:
+                    seated = adaptive_round(rng, players, seats, ratings.get(game.name, {}), env)
+                else:
+                    seated = uniform_round(rng, players, seats)
+                for bots in seated:
+                    seed = game_seed(config.seed, batch, game.name, len(tables))
+                    tables.append((game, Table(game.name, bots, seed)))
+    rotations = [
+        len(t.bots) if config.schedule.duplicate and len(t.bots) > 1 else 1 for _, t in tables
+    ]
+    matches: list[Planned] = []
+    # Rotation-major order: the rotations of one deal are spread over the batch, not played
+    # back to back by the same worker.
+    for rotation in range(max(rotations, default=0)):
+        for tab, (game, table) in enumerate(tables):
+            if rotation >= rotations[tab]:
+                continue
+            n = len(table.bots)
+            seating = tuple(table.bots[(s + rotation) % n] for s in range(n))
+            ordinal = len(matches)
+            matches.append(
+                Planned(
+                    match_id=match_id(config.seed, batch, ordinal),
+                    batch=batch,
+                    ordinal=ordinal,
+                    game=game.name,
+                    tab=tab,
+                    rotation=rotation,
+                    seed=table.seed,
+                    options=dict(game.options),
+                    bots=seating,
+                )
+            )
+    return ("adaptive" if adaptive else "uniform"), matches
+
+
+def trim_to_budget(matches: list[Planned], room: int) -> list[Planned]:
+    """The whole tables of ``matches`` that fit in ``room`` more matches (first tables first)."""
+    sizes: dict[int, int] = {}
+    for m in matches:
+        sizes[m.tab] = sizes.get(m.tab, 0) + 1
+    keep: set[int] = set()
+    used = 0
+    for tab in sorted(sizes):
+        if used + sizes[tab] > room:
+            break
+        keep.add(tab)
+        used += sizes[tab]
+    return [m for m in matches if m.tab in keep]

@@ -1,0 +1,485 @@
+"""The league's SQLite store: entrants, the planned schedule, every match record, ratings.
+
+One process writes (the league's parent); each finished match is committed on its own, keyed by
+its match id, so a match is stored once whatever happens (``INSERT OR IGNORE``; a rerun skips the
+ids already stored). WAL mode with ``synchronous=NORMAL`` survives a killed arena (a power cut
+may lose the last commits, which the next run plays again).
+
+The schema is versioned with ``PRAGMA user_version`` and a list of migration steps: step ``k``
+takes a database from version ``k`` to ``k + 1``. A new database runs every step, so the steps
+are tested by every new league; ``tests/test_store.py`` also builds a version-1 database and
+migrates it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.games import JSON
+
+MIGRATIONS: tuple[str, ...] = (
+    # v0 -> v1: the core tables.
+    """
+    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE bots (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,            -- content hash of the bot's files
+        author TEXT NOT NULL,
+        label TEXT NOT NULL,              -- the version its manifest states
+        source TEXT NOT NULL,             -- folder inside the league, or builtin:NAME
+        games TEXT NOT NULL,              -- JSON list of the games it plays
+        submitted_at TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'active',   -- active | withdrawn | suspended | replaced
+        reason TEXT NOT NULL DEFAULT '',
+        previous INTEGER REFERENCES bots(id),    -- the version this one replaced
+        UNIQUE (name, version)
+    );
+    CREATE TABLE batches (
+        batch INTEGER PRIMARY KEY,
+        mode TEXT NOT NULL,               -- uniform | adaptive
+        basis INTEGER NOT NULL,           -- batches rated when it was planned
+        matches INTEGER NOT NULL
+    );
+    CREATE TABLE schedule (
+        match_id TEXT PRIMARY KEY,
+        batch INTEGER NOT NULL REFERENCES batches(batch),
+        ordinal INTEGER NOT NULL,         -- position in the schedule within the batch
+        game TEXT NOT NULL,
+        tab INTEGER NOT NULL,             -- the table (a duplicate set) within the batch
+        rotation INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        options TEXT NOT NULL,            -- JSON
+        bots TEXT NOT NULL,               -- JSON list of bot ids, by seat
+        cancelled INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (batch, ordinal)
+    );
+    CREATE TABLE results (
+        match_id TEXT PRIMARY KEY REFERENCES schedule(match_id),
+        ranks TEXT NOT NULL,              -- JSON, after faulted seats are put last
+        scores TEXT NOT NULL,             -- JSON, the game's own scores
+        faults INTEGER NOT NULL,
+        seconds REAL NOT NULL,
+        finished_at TEXT NOT NULL,
+        record TEXT NOT NULL              -- the whole match record, JSON
+    );
+    CREATE TABLE faults (
+        match_id TEXT NOT NULL REFERENCES results(match_id),
+        seat INTEGER NOT NULL,
+        bot INTEGER NOT NULL REFERENCES bots(id),
+        step INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        message TEXT NOT NULL,
+        stderr_tail TEXT NOT NULL
+    );
+    CREATE TABLE ratings (
+        game TEXT NOT NULL,
+        bot INTEGER NOT NULL REFERENCES bots(id),
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        sets INTEGER NOT NULL,
+        PRIMARY KEY (game, bot)
+    );
+    """,
+    # v1 -> v2: matches counted per rating; indexes for the status and fault queries.
+    """
+    ALTER TABLE ratings ADD COLUMN matches INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX faults_by_bot ON faults(bot);
+    CREATE INDEX schedule_by_batch ON schedule(batch, cancelled);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(Exception):
+    """The database is not one this arena can use (e.g. made by a newer version)."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One submitted version of a bot."""
+
+    id: int
+    name: str
+    version: str
+    author: str
+    label: str
+    source: str
+    games: tuple[str, ...]
+    submitted_at: str
+    status: str
+    reason: str
+    previous: int | None
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One scheduled match."""
+
+    match_id: str
+    batch: int
+    ordinal: int
+    game: str
+    tab: int
+    rotation: int
+    seed: int
+    options: Mapping[str, JSON]
+    bots: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A stored result, as the rating reads it."""
+
+    match_id: str
+    batch: int
+    ordinal: int
+    game: str
+    tab: int
+    bots: tuple[int, ...]
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+    faults: int
+
+
+def dumps(value: JSON) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def migrate(db: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
+    """Run the missing migration steps up to ``target``; returns the version reached."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"the database has schema version {version}; this arena knows up to {SCHEMA_VERSION}"
+        )
+    while version < target:
+        try:
+            db.executescript(
+                f"BEGIN; {MIGRATIONS[version]}; PRAGMA user_version = {version + 1}; COMMIT;"
+            )
+        except sqlite3.Error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        version += 1
+    return version
+
+
+class Store:
+    """The league database. Open with :meth:`open`; use as a context manager or :meth:`close`."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path, target: int = SCHEMA_VERSION) -> Store:
+        db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute("PRAGMA foreign_keys = ON")
+        migrate(db, target)
+        return cls(db, path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: everything inside commits together or not at all."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- meta -----------------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- entrants -------------------------------------------------------------------------
+
+    def entrants(self) -> list[Entrant]:
+        rows = self.db.execute(
+            "SELECT id, name, version, author, label, source, games, submitted_at, status,"
+            " reason, previous FROM bots ORDER BY id"
+        ).fetchall()
+        return [
+            Entrant(r[0], r[1], r[2], r[3], r[4], r[5], tuple(orjson.loads(r[6])), *r[7:])
+            for r in rows
+        ]
+
+    def add_entrant(
+        self,
+        name: str,
+        version: str,
+        author: str,
+        label: str,
+        source: str,
+        games: Sequence[str],
+        previous: int | None,
+    ) -> int:
+        with self.transaction() as db:
+            if previous is not None:
+                db.execute(
+                    "UPDATE bots SET status = 'replaced', reason = ? WHERE id = ?",
+                    (f"replaced by version {version[:12]}", previous),
+                )
+            cursor = db.execute(
+                "INSERT INTO bots(name, version, author, label, source, games, submitted_at,"
+                " previous) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, version, author, label, source, dumps(list(games)), now(), previous),
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+    def set_status(self, bot: int, status: str, reason: str) -> None:
+        self.db.execute(
+            "UPDATE bots SET status = ?, reason = ? WHERE id = ?", (status, reason, bot)
+        )
+
+    def cancel_unplayed(self, bot: int) -> int:
+        """Cancel the planned matches of ``bot`` not yet played; returns how many."""
+        cursor = self.db.execute(
+            "UPDATE schedule SET cancelled = 1 WHERE cancelled = 0"
+            " AND match_id NOT IN (SELECT match_id FROM results)"
+            " AND EXISTS (SELECT 1 FROM json_each(schedule.bots) WHERE value = ?)",
+            (bot,),
+        )
+        return cursor.rowcount
+
+    # -- the schedule ---------------------------------------------------------------------
+
+    def batch_count(self) -> int:
+        row = self.db.execute("SELECT COALESCE(MAX(batch) + 1, 0) FROM batches").fetchone()
+        return int(row[0])
+
+    def planned_matches(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0])
+
+    def add_batch(self, batch: int, mode: str, basis: int, matches: Sequence[Planned]) -> None:
+        """Store a planned batch; call inside :meth:`transaction`."""
+        self.db.execute(
+            "INSERT INTO batches(batch, mode, basis, matches) VALUES (?, ?, ?, ?)",
+            (batch, mode, basis, len(matches)),
+        )
+        self.db.executemany(
+            "INSERT INTO schedule(match_id, batch, ordinal, game, tab, rotation, seed, options,"
+            " bots) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    m.match_id,
+                    m.batch,
+                    m.ordinal,
+                    m.game,
+                    m.tab,
+                    m.rotation,
+                    m.seed,
+                    dumps(dict(m.options)),
+                    dumps(list(m.bots)),
+                )
+                for m in matches
+            ],
+        )
+
+    def unplayed(self) -> list[Planned]:
+        """Planned, not cancelled, not yet stored matches, in schedule order."""
+        rows = self.db.execute(
+            "SELECT match_id, batch, ordinal, game, tab, rotation, seed, options, bots"
+            " FROM schedule WHERE cancelled = 0"
+            " AND match_id NOT IN (SELECT match_id FROM results) ORDER BY batch, ordinal"
+        ).fetchall()
+        return [
+            Planned(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                orjson.loads(r[7]),
+                tuple(orjson.loads(r[8])),
+            )
+            for r in rows
+        ]
+
+    def batch_complete(self, batch: int) -> bool:
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM schedule WHERE batch = ? AND cancelled = 0"
+            " AND match_id NOT IN (SELECT match_id FROM results)",
+            (batch,),
+        ).fetchone()
+        return int(row[0]) == 0 and batch < self.batch_count()
+
+    # -- results --------------------------------------------------------------------------
+
+    def record_match(self, record: Mapping[str, JSON], bots: Sequence[int]) -> bool:
+        """Commit one match record; False (and nothing written) if its id is already stored."""
+        match_id = record["match_id"]
+        faults = record["faults"]
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO results(match_id, ranks, scores, faults, seconds,"
+                " finished_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    match_id,
+                    dumps(record["ranks"]),
+                    dumps(record["result"]["scores"]),
+                    len({f["seat"] for f in faults}),
+                    float(record["seconds"]),
+                    now(),
+                    dumps(record),
+                ),
+            )
+            if cursor.rowcount == 0:
+                return False
+            db.executemany(
+                "INSERT INTO faults(match_id, seat, bot, step, status, message, stderr_tail)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        match_id,
+                        f["seat"],
+                        bots[f["seat"]],
+                        f["step"],
+                        f["status"],
+                        f["message"],
+                        f["stderr_tail"],
+                    )
+                    for f in faults
+                ],
+            )
+        return True
+
+    def outcomes(self, batch: int | None = None) -> list[Outcome]:
+        """Stored results in schedule order (of one batch, or all)."""
+        where = "" if batch is None else "WHERE s.batch = ?"
+        rows = self.db.execute(
+            "SELECT s.match_id, s.batch, s.ordinal, s.game, s.tab, s.bots, r.ranks, r.scores,"
+            f" r.faults FROM schedule s JOIN results r USING (match_id) {where}"
+            " ORDER BY s.batch, s.ordinal",
+            () if batch is None else (batch,),
+        ).fetchall()
+        return [
+            Outcome(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                tuple(orjson.loads(r[5])),
+                tuple(orjson.loads(r[6])),
+                tuple(orjson.loads(r[7])),
+                r[8],
+            )
+            for r in rows
+        ]
+
+    def records(self) -> Iterable[dict[str, Any]]:
+        """Every stored match record with its place in the schedule, in schedule order."""
+        for batch, ordinal, tab, rotation, bots, record in self.db.execute(
+            "SELECT s.batch, s.ordinal, s.tab, s.rotation, s.bots, r.record"
+            " FROM schedule s JOIN results r USING (match_id) ORDER BY s.batch, s.ordinal"
+        ):
+            data = orjson.loads(record)
+            data["schedule"] = {
+                "batch": batch,
+                "ordinal": ordinal,
+                "table": tab,
+                "rotation": rotation,
+                "bots": orjson.loads(bots),
+            }
+            yield data
+
+    def fault_counts(self, through_batch: int) -> dict[int, tuple[int, int, str]]:
+        """Per bot: (matches played, matches with a fault of its own, last fault) in batches
+        ``<= through_batch``."""
+        played: dict[int, int] = {}
+        for (bots,) in self.db.execute(
+            "SELECT s.bots FROM schedule s JOIN results r USING (match_id) WHERE s.batch <= ?",
+            (through_batch,),
+        ):
+            for bot in set(orjson.loads(bots)):
+                played[bot] = played.get(bot, 0) + 1
+        faulted: dict[int, tuple[int, str]] = {}
+        for bot, count, status, message in self.db.execute(
+            "SELECT f.bot, COUNT(DISTINCT f.match_id), MAX(f.status), MAX(f.message)"
+            " FROM faults f JOIN schedule s USING (match_id) WHERE s.batch <= ? GROUP BY f.bot",
+            (through_batch,),
+        ):
+            faulted[bot] = (count, f"{status}: {message}")
+        return {
+            bot: (n, faulted.get(bot, (0, ""))[0], faulted.get(bot, (0, ""))[1])
+            for bot, n in played.items()
+        }
+
+    def fault_list(self, limit: int = 20) -> list[tuple[str, str, int, str, str]]:
+        """The latest faults: (match id, bot name, step, status, message)."""
+        return [
+            (r[0], r[1], r[2], r[3], r[4])
+            for r in self.db.execute(
+                "SELECT f.match_id, b.name, f.step, f.status, f.message FROM faults f"
+                " JOIN bots b ON b.id = f.bot JOIN schedule s USING (match_id)"
+                " ORDER BY s.batch DESC, s.ordinal DESC LIMIT ?",
+                (limit,),
+            )
+        ]
+
+    def played_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+
+    # -- ratings --------------------------------------------------------------------------
+
+    def save_ratings(self, rows: Iterable[tuple[str, int, float, float, int, int]]) -> None:
+        """Replace the stored ratings; call inside :meth:`transaction`."""
+        self.db.execute("DELETE FROM ratings")
+        self.db.executemany(
+            "INSERT INTO ratings(game, bot, mu, sigma, sets, matches) VALUES (?, ?, ?, ?, ?, ?)",
+            list(rows),
+        )
+
+    def load_ratings(self) -> list[tuple[str, int, float, float, int, int]]:
+        return [
+            (r[0], r[1], r[2], r[3], r[4], r[5])
+            for r in self.db.execute(
+                "SELECT game, bot, mu, sigma, sets, matches FROM ratings ORDER BY game, bot"
+            )
+        ]
