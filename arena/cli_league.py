@@ -80,6 +80,7 @@ def play(lg: League, workers: int | None, quiet: bool) -> None:
         raise click.ClickException(
             "the league has no active entrants (arena submit BOT --league L)"
         )
+
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
@@ -199,7 +200,7 @@ def export(name: str, fmt: str, output: Path | None) -> None:
 @click.option(
     "--matches",
     type=click.IntRange(min=1),
-    default=240,
+    default=144,
     show_default=True,
     help="The match budget.",
 )
