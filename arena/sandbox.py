@@ -179,8 +179,8 @@ def describe_isolation(method: Method = "auto", limits: Limits | None = None) ->
     env = "clean environment (PATH, HOME=TMPDIR=scratch, LANG)"
     if chosen == "bubblewrap":
         return (
-            "bubblewrap: new mount, pid, network, IPC and UTS namespaces; no network (loopback "
-            "down); only the bot's own processes in /proc; read-only system dirs, selected /etc "
+            "bubblewrap: new mount, pid, network, IPC and UTS namespaces; no network (only a "
+            "loopback of its own); only the bot's own processes in /proc; read-only system dirs, selected /etc "
             "files and the interpreter's prefix; the bot's folder read-only; scratch read-write; "
             f"nothing else of the filesystem visible; no capabilities; {env}; {rl}"
         )
