@@ -391,6 +391,15 @@ def _drop_to(uid: int | None) -> list[str]:
     ]
 
 
+def _within_hard(which: int, soft: int, hard: int) -> tuple[int, int, int]:
+    """Lower ``(soft, hard)`` to the current hard limit, which only root may raise."""
+    current = resource.getrlimit(which)[1]
+    if current != resource.RLIM_INFINITY and os.geteuid() != 0:
+        hard = min(hard, current)
+        soft = min(soft, hard)
+    return which, soft, hard
+
+
 def _preexec(limits: Limits, own_uid: bool, switch_to: int | None) -> Callable[[], None]:
     """Set the rlimits (and, for the plain rlimits method, the uid) in the forked child."""
     mib = 1024 * 1024
@@ -404,6 +413,7 @@ def _preexec(limits: Limits, own_uid: bool, switch_to: int | None) -> Callable[[
     if own_uid:
         # Counted per uid, and each bot has its own; for root it would not be enforced at all.
         settings.append((resource.RLIMIT_NPROC, limits.processes, limits.processes))
+    settings = [_within_hard(which, soft, hard) for which, soft, hard in settings]
 
     def preexec() -> None:
         for which, soft, hard in settings:
