@@ -19,12 +19,14 @@ import sys
 import textwrap
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena import sandbox
 from arena.sandbox import (
     Confined,
     Limits,
@@ -146,6 +148,33 @@ def run_bot(
 def killed(result: Finished, *signals: int) -> bool:
     """Whether the bot died of one of ``signals`` (bwrap reports a child's signal as 128+n)."""
     return any(result.returncode in (-s, 128 + s) for s in signals)
+
+
+def bot_processes() -> list[tuple[int, int]]:
+    """(pid, uid) of live processes running under a uid this test process gave to a bot."""
+    first = sandbox._UID_BASE + (os.getpid() % (1 << 22)) * 256
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+        if first <= uid < first + 256:
+            found.append((int(entry), uid))
+    return found
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_bot_left_behind() -> Iterator[None]:
+    """After all the tests, not one bot process may still be running."""
+    yield
+    deadline = time.monotonic() + 5
+    while bot_processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert bot_processes() == []
 
 
 @pytest.fixture
@@ -552,8 +581,6 @@ def test_bubblewrap_is_chosen_where_installed() -> None:
 def test_a_method_that_cannot_run_is_refused(
     layout: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena import sandbox
-
     monkeypatch.setattr(sandbox, "_works", lambda method: method in ("rlimits", "none"))
     with pytest.raises(SandboxUnavailable):
         confine([sys.executable, "-V"], layout.alice, layout.scratch, BWRAP)
