@@ -22,12 +22,20 @@ existing tool, chosen once per arena process by :func:`available_method`:
 ``none``
     Nothing but a clean environment (for debugging: ``Limits(method="none")``).
 
+Under ``unshare`` and ``rlimits`` the bot's uid must be able to reach its interpreter: one in a
+private home (``/root/.pyenv``, mode 0700) cannot start there; bubblewrap has no such problem.
+
 Every method except ``none`` sets ``RLIMIT_AS``, ``RLIMIT_CPU`` (soft < hard: SIGXCPU then
 SIGKILL), ``RLIMIT_NPROC`` (when a uid of its own can be given), ``RLIMIT_FSIZE``,
 ``RLIMIT_NOFILE`` and ``RLIMIT_CORE=0`` in ``preexec_fn``; the limits are inherited through the
 sandbox tool by the bot and everything it starts. Every method gives the bot a clean environment
 (``PATH``, ``HOME`` and ``TMPDIR`` pointing at the scratch folder, ``LANG``), so nothing the arena
 knows, such as a match seed, reaches it that way.
+
+Not covered: memory is limited per process, not per bot (a bot of N processes may map N times
+``memory_mb``; this machine's cgroup v2 has no memory controller), disk use in scratch is bounded
+per file only, and bubblewrap's ``--die-with-parent`` ties the bot to the *thread* that started
+it, so start bots from a thread that lives as long as they do.
 """
 
 from __future__ import annotations
