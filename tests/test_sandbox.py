@@ -602,3 +602,19 @@ def test_the_unshare_fallback_cuts_the_network(layout: Layout) -> None:
         stop(proc)
     results = json.loads(out)
     assert "connected" not in results.values(), (results, err)
+
+
+@needs_bwrap
+@pytest.mark.skipif(shutil.which("python3") is None, reason="no python3 on PATH")
+def test_a_command_named_on_path_still_resolves(layout: Layout) -> None:
+    script = layout.alice / "run.sh"
+    script.write_text("#!/bin/sh\nexec python3 -c 'print(6 * 7)'\n")
+    script.chmod(0o755)
+    for argv in (["python3", "-c", "print(6 * 7)"], ["./run.sh"], ["sh", "run.sh"]):
+        c = confine(argv, layout.alice, layout.scratch, BWRAP)
+        proc = start(c)
+        try:
+            out, err = proc.communicate(timeout=30)
+        finally:
+            stop(proc)
+        assert out == b"42\n", (argv, err)
