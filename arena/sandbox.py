@@ -124,6 +124,18 @@ class Confined:
     uid: int | None = None
     """The uid the bot runs as, when the sandbox switched it (the arena being root)."""
 
+    def signal_of(self, returncode: int) -> int | None:
+        """The signal that ended the bot, if one did.
+
+        ``Popen`` reports a signal as a negative return code, but a bot under bubblewrap or
+        unshare is a child of the tool, which exits with 128 + the signal's number instead.
+        """
+        if returncode < 0:
+            return -returncode
+        if self.method in ("bubblewrap", "unshare") and 128 < returncode < 128 + 65:
+            return returncode - 128
+        return None
+
 
 def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -> Confined:
     """The command that runs ``argv`` for a bot in ``bot_dir`` with ``scratch`` writable.

@@ -147,7 +147,7 @@ def run_bot(
 
 def killed(result: Finished, *signals: int) -> bool:
     """Whether the bot died of one of ``signals`` (bwrap reports a child's signal as 128+n)."""
-    return any(result.returncode in (-s, 128 + s) for s in signals)
+    return Confined([], "", {}, method="bubblewrap").signal_of(result.returncode) in signals
 
 
 def bot_processes() -> list[tuple[int, int]]:
@@ -618,3 +618,10 @@ def test_a_command_named_on_path_still_resolves(layout: Layout) -> None:
         finally:
             stop(proc)
         assert out == b"42\n", (argv, err)
+
+
+def test_a_signal_is_read_through_the_sandbox_tool() -> None:
+    assert Confined([], "", {}, method="bubblewrap").signal_of(128 + 24) == signal.SIGXCPU
+    assert Confined([], "", {}, method="bubblewrap").signal_of(-9) == signal.SIGKILL
+    assert Confined([], "", {}, method="bubblewrap").signal_of(3) is None
+    assert Confined([], "", {}, method="none").signal_of(137) is None
