@@ -8,8 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from arena.games import GameOverError, IllegalActionError, get_game
-from arena.games import ten
+from arena.games import GameOverError, IllegalActionError, get_game, ten
 from arena.games.ten import Decision, TenState
 
 
