@@ -786,7 +786,10 @@ class TenState(State):
         if kind == "no_buy":
             return f"{seat} buys nothing" + (" (nothing it may buy)" if event["auto"] else "")
         if kind == "final_buys":
-            return f"The draw pile is empty: a final buy phase for every seat after seat {event['last']}"
+            return (
+                "The draw pile is empty: one more buy phase for every seat, "
+                f"from the left of seat {event['last']} round to it"
+            )
         if kind == "game_end":
             return f"Game over: points {event['scores']}, places {event['ranks']}"
         return str(event)

@@ -125,7 +125,7 @@ def choose_draw(obs: dict[str, Any], legal: list[Any]) -> Any:
 
 def spendable(obs: dict[str, Any]) -> int:
     seat = obs["seat"]
-    return obs["currency"][seat] + 3 * obs["busts"][seat]
+    return int(obs["currency"][seat]) + 3 * int(obs["busts"][seat])
 
 
 def choose_bid(obs: dict[str, Any], legal: list[Any]) -> Any:

@@ -113,6 +113,7 @@ def test_random_playouts_keep_every_card_and_token(seed: int, seats: int, choose
             check_interface_data(state)
 
     state, _ = random_playout(ten.SPEC, seed, seats, chooser_seed=chooser, each_step=check_step)
+    assert isinstance(state, TenState)
     assert not state.draw_pile
     result = state.result()
     assert len(result.scores) == seats and min(result.ranks) == 1
