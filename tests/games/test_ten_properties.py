@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.games import State, ten
-from arena.games.ten import TenState
+from arena.games import Action, IllegalActionError, State, ten
+from arena.games.ten import TenState, well_formed
 from tests.games.playouts import canonical, check_interface_data, check_no_leak, random_playout
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
@@ -97,7 +98,7 @@ def check_decider(state: State) -> None:
             assert state.observation(other)["decision"] is None
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seed=seeds, seats=seat_counts, chooser=seeds)
 def test_random_playouts_keep_every_card_and_token(seed: int, seats: int, chooser: int) -> None:
     ledger = Ledger()
@@ -171,3 +172,61 @@ def test_scoring_matches_brute_force_on_random_holdings() -> None:
     for _ in range(150):
         cards = rng.sample(numbers, rng.randrange(0, 16)) + rng.sample(wilds, rng.randrange(0, 4))
         assert ten.score_cards(cards) == brute_force_score(cards), cards
+
+
+def candidate_actions() -> list[Action]:
+    """Every action of every decision, legal or not, plus some malformed ones."""
+    codes = sorted(ten.CARDS)
+    return [
+        "draw",
+        "take_numbers",
+        "take_currency",
+        "pass",
+        "none",
+        "token",
+        "bust",
+        "stop",
+        None,
+        1,
+        {"bid": True},
+        *({"bid": k} for k in range(0, 45)),
+        *({"buy": c} for c in codes),
+        *({"card": c} for c in codes),
+    ]
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds, seats=seat_counts, chooser=seeds)
+def test_legal_lists_are_exact(seed: int, seats: int, chooser: int) -> None:
+    """At sampled positions every legal action applies and every other candidate raises."""
+    candidates = candidate_actions()
+    steps = [0]
+
+    def probe(state: State) -> None:
+        steps[0] += 1
+        if steps[0] % 23 or state.is_over():
+            return
+        (seat,) = state.to_move()
+        legal = state.legal(seat)
+        for action in candidates:
+            trial = state.clone()
+            if action in legal and well_formed(action):
+                trial.apply(seat, action)
+            else:
+                with pytest.raises(IllegalActionError):
+                    trial.apply(seat, action)
+        for other in range(state.seats):
+            if other != seat:
+                with pytest.raises(IllegalActionError):
+                    state.clone().apply(other, legal[0])
+
+    random_playout(ten.SPEC, seed, seats, chooser_seed=chooser, each_step=probe)
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=seeds, seats=seat_counts)
+def test_every_event_has_a_readable_line(seed: int, seats: int) -> None:
+    state, _ = random_playout(ten.SPEC, seed, seats, chooser_seed=seed)
+    for event in state.public_events():
+        line = TenState.describe(event)
+        assert line and line != str(event), event
