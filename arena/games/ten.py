@@ -718,7 +718,7 @@ class TenState(State):
 
     def clone(self) -> TenState:
         """A copy without deepcopy: every mutable field is a list of immutable values."""
-        other = object.__new__(TenState)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
         other.rng = random.Random()

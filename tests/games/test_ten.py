@@ -255,6 +255,19 @@ def test_solo_auction_and_lost_currency() -> None:
     assert events(state, "take_numbers")[0]["gains"] == [0]
 
 
+def test_solo_game_result_is_the_score() -> None:
+    state = ten.SPEC.new(3, 1)
+    while not state.is_over():
+        (seat,) = state.to_move()
+        legal = state.legal(seat)
+        state.apply(seat, "take_numbers" if "take_numbers" in legal else legal[-1])
+    assert isinstance(state, TenState)
+    result = state.result()
+    assert result.ranks == (1,)
+    assert result.scores == (ten.score_cards(state.collected[0]),)
+    assert result.scores[0] > 0
+
+
 # -- paying -------------------------------------------------------------------------------------
 
 

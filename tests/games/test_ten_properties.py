@@ -156,11 +156,24 @@ def test_resample_changes_only_the_draw_order() -> None:
     snap, osnap = state.snapshot(), other.snapshot()
     del snap["draw_pile"], osnap["draw_pile"]
     assert snap == osnap
-    # the copy is independent
+    # the copy is independent of the original
     other.collected[0].append("R1")
-    assert "R1" not in state.collected[0] or state.collected[0].count("R1") < other.collected[
-        0
-    ].count("R1")
+    other.market.append("B2")
+    assert state.collected[0] != other.collected[0] and state.market != other.market
+
+
+def test_clone_plays_on_like_the_original() -> None:
+    state, actions = random_playout(ten.SPEC, 9, 4, chooser_seed=3)
+    start = ten.SPEC.new(9, 4)
+    half = len(actions) // 2
+    for seat, action in actions[:half]:
+        start.apply(seat, action)
+    copy = start.clone()
+    for seat, action in actions[half:]:
+        copy.apply(seat, action)
+    assert canonical(copy.snapshot()) == canonical(state.snapshot())
+    assert canonical(copy.log) == canonical(state.log)
+    assert not start.is_over()
 
 
 def test_scoring_matches_brute_force_on_random_holdings() -> None:
