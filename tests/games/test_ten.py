@@ -264,7 +264,7 @@ def test_solo_game_result_is_the_score() -> None:
     assert isinstance(state, TenState)
     result = state.result()
     assert result.ranks == (1,)
-    assert result.scores == (ten.score_cards(state.collected[0]),)
+    assert list(result.scores) == [ten.score_cards(state.collected[0])]
     assert result.scores[0] > 0
 
 
