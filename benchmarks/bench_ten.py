@@ -1,6 +1,6 @@
 """Ten: games per second with in-process random players, by seat count.
 
-Run from the repository root: ``python benchmarks/bench_ten.py [--games N] [--runs R]``. Each
+Run from the repository root: ``python -m benchmarks.bench_ten [--games N] [--runs R]``. Each
 figure is the median of R runs of N games, through the public interface (``play_local``).
 """
 
