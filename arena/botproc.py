@@ -372,6 +372,8 @@ class BotConnection:
         self.deadline = 0.0
         self.discarded = 0
         """Lines thrown away: output nobody asked for, and stale replies."""
+        self.ignored = 0
+        """Lines dropped while the current request was pending (named in a timeout)."""
         self._last_id = 0
         self._legal: Sequence[Any] = ()
         self._sent_at = 0.0
@@ -442,16 +444,24 @@ class BotConnection:
         return None
 
     def ask(self, message: dict[str, Any], legal: Sequence[Any], deadline: float) -> None:
-        # Whatever arrived since the last reply was not asked for: drop it before asking.
+        # Whatever arrived since the last reply was not asked for: JSON objects are dropped
+        # (like lines without an id, below); anything else is a fault, whenever it arrives.
         self.transport.pump()
         buffer = self.transport.buffer
-        self.discarded += len(buffer.lines)
-        buffer.lines.clear()
+        self._broken = None
+        while buffer.lines:
+            line, _ = buffer.lines.popleft()
+            try:
+                decode(line)
+            except WireError as exc:
+                self._broken = self.fault(FaultKind.INVALID_JSON, f"{excerpt(line)} is {exc}")
+                return
+            self.discarded += 1
         self._last_id += 1
         message["id"] = self._last_id
         self._legal = legal
         self.deadline = deadline
-        self._broken = None
+        self.ignored = 0
         self._sent_at = time.monotonic()
         try:
             self.transport.send(encode_message(message), deadline)
@@ -473,8 +483,10 @@ class BotConnection:
             rid = reply.get("id")
             if rid == self._last_id and type(rid) is int:
                 return self._read_reply(reply, line, arrived - self._sent_at)
-            if type(rid) is int and 0 < rid < self._last_id:
-                self.discarded += 1  # a late reply to an earlier request
+            if (type(rid) is int and 0 < rid < self._last_id) or "id" not in reply:
+                # A late reply to an earlier request, or chatter: never applied, never a fault.
+                self.discarded += 1
+                self.ignored += 1
                 continue
             return self.fault(
                 FaultKind.WRONG_ID, f"reply id {rid!r} but the request id is {self._last_id}"
@@ -508,6 +520,11 @@ class BotConnection:
             return self.fault(
                 FaultKind.TIMEOUT,
                 "no complete answer in time (a line was started but not ended with a newline)",
+            )
+        if self.ignored:
+            return self.fault(
+                FaultKind.TIMEOUT,
+                f"no answer in time ({self.ignored} line(s) without this request's id ignored)",
             )
         return self.fault(FaultKind.TIMEOUT, "no answer in time")
 

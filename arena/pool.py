@@ -88,6 +88,11 @@ class BotPool:
         self._scratch[key] = scratch
         return connection
 
+    def put(self, bot: BotSpec, slot: int, connection: Connection) -> None:
+        """Seat an already live connection as (bot, slot), e.g. an in-process agent in a test."""
+        self.discard(bot, slot)
+        self._live[(bot.source, slot)] = connection
+
     def discard(self, bot: BotSpec, slot: int = 0) -> None:
         """Stop the bot at (bot, slot) now (after a fault); the next :meth:`get` restarts it."""
         key = (bot.source, slot)

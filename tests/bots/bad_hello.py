@@ -1,0 +1,4 @@
+"""Answers hello without a name."""
+from _serve import serve
+
+serve("bad-hello", hello={"hello": "world"})
