@@ -445,8 +445,8 @@ class BotConnection:
 
     def ask(self, message: dict[str, Any], legal: Sequence[Any], deadline: float) -> None:
         # Whatever arrived since the last reply was not asked for: JSON objects are dropped
-        # (like lines without an id, below); anything else is a fault, whenever it arrives.
-        self.transport.pump()
+        # (like lines without an id, see poll); anything else is a fault, whenever it arrives.
+        # (Lines still in the pipe are judged the same way by poll, so no read is needed here.)
         buffer = self.transport.buffer
         self._broken = None
         while buffer.lines:
@@ -579,9 +579,9 @@ class LocalConnection:
         message["id"] = self._last_id
         self.deadline = deadline
         started = time.monotonic()
-        reply = dict(self.agent.act(message))
+        reply = self.agent.act(message)
         took = time.monotonic() - started
-        checked = check_reply(reply, legal, self.limits.debug_chars, canonical(reply), took)
+        checked = check_reply(reply, legal, self.limits.debug_chars, None, took)
         self._reply = checked if isinstance(checked, Answer) else Fault(*checked)
 
     def poll(self) -> Answer | Fault | None:
@@ -604,13 +604,24 @@ class LocalConnection:
 
 
 def check_reply(
-    reply: Mapping[str, Any], legal: Sequence[Any], debug_chars: int, line: bytes, seconds: float
+    reply: Mapping[str, Any],
+    legal: Sequence[Any],
+    debug_chars: int,
+    line: bytes | None,
+    seconds: float,
 ) -> Answer | tuple[FaultKind, str]:
-    """The answer a reply (whose id matched) names, or the kind of fault and a message."""
+    """The answer a reply (whose id matched) names, or the kind of fault and a message.
+
+    ``line`` is the reply as received, for messages (None: the reply re-encoded).
+    """
+
+    def shown() -> str:
+        return excerpt(canonical(reply) if line is None else line)
+
     if "index" in reply:
         index = reply["index"]
         if type(index) is not int:
-            return FaultKind.BAD_REPLY, f"index must be an integer: {excerpt(line)}"
+            return FaultKind.BAD_REPLY, f"index must be an integer: {shown()}"
         if not 0 <= index < len(legal):
             return (
                 FaultKind.ILLEGAL_ACTION,
@@ -627,7 +638,7 @@ def check_reply(
                 f"action {excerpt(wanted)} is not in legal {excerpt(canonical(list(legal)))}",
             )
     else:
-        return FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {excerpt(line)}"
+        return FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {shown()}"
     debug = reply.get("debug")
     if debug is not None and not isinstance(debug, str):
         debug = canonical(debug).decode()
@@ -638,6 +649,18 @@ def check_reply(
 
 def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
     """Wait for every connection's pending reply, each against its own deadline."""
+    if len(connections) == 1:  # the common case, kept lean: one seat to move
+        conn = connections[0]
+        while True:
+            got = conn.poll()
+            if got is not None:
+                return [got]
+            fd = conn.fileno()
+            left = conn.deadline - time.monotonic()
+            if fd is None or left <= 0:
+                return [conn.expire()]
+            if select.select([fd], [], [], left)[0]:
+                conn.pump()
     results: list[Answer | Fault | None] = [None] * len(connections)
     while True:
         waiting: dict[int, int] = {}

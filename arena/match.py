@@ -161,6 +161,7 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
 
     cursors = [0] * n
     bank = [limits.bank] * n
+    decision_ms = time_left(limits.decision)
     fallback: list[int] = []
     debug: list[tuple[int, int, str]] = []
     debug_left = [pool.limits.debug_total] * n
@@ -168,7 +169,7 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
     while not state.is_over():
         movers = state.to_move()
         legal = {seat: state.legal(seat) for seat in movers}
-        asked: list[int] = []
+        asking: list[tuple[int, Connection]] = []
         for seat in movers:
             conn = conns[seat]
             if conn is None:
@@ -180,23 +181,15 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
                 "observation": state.observation(seat),
                 "legal": legal[seat],
                 "events": state.events_for(seat, cursors[seat]),
-                "time": {
-                    "decision_ms": time_left(limits.decision),
-                    "bank_ms": time_left(bank[seat]),
-                },
+                "time": {"decision_ms": decision_ms, "bank_ms": time_left(bank[seat])},
             }
             cursors[seat] = len(state.log)
             conn.ask(message, legal[seat], time.monotonic() + limits.decision + bank[seat])
-            asked.append(seat)
-        answers: dict[int, Answer | Fault] = dict(
-            zip(
-                asked, collect([c for c in (conns[s] for s in asked) if c is not None]), strict=True
-            )
-        )
+            asking.append((seat, conn))
+        replies = collect([conn for _, conn in asking])
+        answers = {seat: reply for (seat, _), reply in zip(asking, replies, strict=True)}
         for seat in movers:
             answer = answers.get(seat)
-            if isinstance(answer, Fault):
-                fault(seat, answer)
             if isinstance(answer, Answer):
                 times[seat].append(answer.seconds)
                 bank[seat] -= max(0.0, answer.seconds - limits.decision)
@@ -206,6 +199,8 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
                     debug.append((len(actions), seat, note))
                 action = legal[seat][answer.index]
             else:
+                if answer is not None:
+                    fault(seat, answer)
                 fallback.append(len(actions))
                 action = legal[seat][0]
             state.apply(seat, action)
