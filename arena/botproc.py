@@ -16,6 +16,7 @@ Misbehaviour is never an exception here: it comes back as a :class:`Fault`.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import fcntl
 import os
@@ -297,19 +298,13 @@ class ProcessTransport:
             return
         self._closed = True
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        try:
+        with contextlib.suppress(OSError):
             self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            pass
         # Kill the whole group even when the leader has exited: it may have left children.
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         self.proc.wait()
         self._stderr.thread.join(1.0)
         self.proc.stdout.close()
@@ -536,10 +531,8 @@ class BotConnection:
 
     def close(self) -> None:
         if not self.transport.eof:
-            try:
+            with contextlib.suppress(TransportClosed, TransportStuck):
                 self.transport.send(encode_message({"type": "bye"}), time.monotonic() + 0.05)
-            except (TransportClosed, TransportStuck):
-                pass
         self.transport.close(self.limits.time.grace)
 
 
@@ -629,14 +622,13 @@ def check_reply(
             )
     elif "action" in reply:
         wanted = canonical(reply["action"])
-        for index, action in enumerate(legal):
-            if canonical(action) == wanted:
-                break
-        else:
+        found = next((i for i, action in enumerate(legal) if canonical(action) == wanted), None)
+        if found is None:
             return (
                 FaultKind.ILLEGAL_ACTION,
                 f"action {excerpt(wanted)} is not in legal {excerpt(canonical(list(legal)))}",
             )
+        index = found
     else:
         return FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {shown()}"
     debug = reply.get("debug")

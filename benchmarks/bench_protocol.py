@@ -30,8 +30,8 @@ import multiprocess
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.bots import BotKind, BotSpec, load_bot  # noqa: E402
 from arena.botproc import Answer, LocalConnection, RunLimits, collect  # noqa: E402
+from arena.bots import BotKind, BotSpec, load_bot  # noqa: E402
 from arena.match import MatchSpec, run_match  # noqa: E402
 from arena.pool import BotPool  # noqa: E402
 from arena.wire import decode, encode  # noqa: E402
@@ -140,7 +140,9 @@ def league_share(task: tuple[int, int]) -> tuple[int, int, float]:
 
 def processes(matches: int, workers: int = 2) -> tuple[int, float]:
     share = matches // workers
-    tasks = [(w * share, share + (matches % workers if w == workers - 1 else 0)) for w in range(workers)]
+    tasks = [
+        (w * share, share + (matches % workers if w == workers - 1 else 0)) for w in range(workers)
+    ]
     begin = time.perf_counter()
     with multiprocess.Pool(workers) as pool:
         results = pool.map(league_share, tasks, chunksize=1)

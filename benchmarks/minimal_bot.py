@@ -8,7 +8,7 @@ for line in sys.stdin:
     message = json.loads(line)
     kind = message["type"]
     if kind == "act":
-        write('{"id":%d,"index":0}\n' % message["id"])
+        write(f'{{"id":{message["id"]},"index":0}}\n')
     elif kind == "hello":
         write('{"name":"minimal"}\n')
     elif kind == "bye":

@@ -9,8 +9,9 @@ from __future__ import annotations
 import importlib
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 # arenabot.py lives in bots/, one folder up; a copy beside bot.py would be found first.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Misbehave = Callable[[dict[str, Any], int], "dict[str, Any] | bytes | None"]
 

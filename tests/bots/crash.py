@@ -1,4 +1,5 @@
 """Raises on its third decision: the process dies mid-match."""
+
 from _serve import serve
 
 

@@ -1,4 +1,5 @@
 """Exits cleanly (status 0) in the middle of its second decision."""
+
 import sys
 
 from _serve import serve

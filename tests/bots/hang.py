@@ -1,4 +1,5 @@
 """Stops answering (sleeps forever) on its third decision."""
+
 import time
 
 from _serve import serve

@@ -1,4 +1,5 @@
 """Answers its second decision twice: the duplicate is a stale reply that must be dropped."""
+
 from _serve import send, serve
 
 

@@ -1,4 +1,5 @@
 """Takes 30 s before it reads anything: longer than any start-up limit."""
+
 import time
 
 time.sleep(30)

@@ -1,5 +1,6 @@
 """Starts a child that sleeps for an hour, writes its pid to stderr, then hangs: the arena must
 kill the whole process group."""
+
 import subprocess
 import sys
 import time

@@ -1,4 +1,5 @@
 """Writes 200 KiB to stderr on every decision, and plays correctly."""
+
 import sys
 
 from _serve import serve

@@ -1,4 +1,5 @@
 """Writes chatter lines nobody asked for after every end: they must be dropped, not faulted."""
+
 import json
 import sys
 

@@ -10,7 +10,6 @@ import pytest
 
 from arena.botproc import FaultKind, LocalConnection
 from arena.bots import BotKind, BotSpec, load_bot
-from arena.games import get_game
 from arena.match import MatchSpec, demote_faulted, run_match
 from arena.pool import BotPool
 
@@ -60,7 +59,11 @@ def test_a_match_record_is_plain_json_and_replays_to_the_same_result() -> None:
         record = run_match(MatchSpec("m-1", "take5", 5, bots), pool)
     data = json.loads(json.dumps(record.to_json()))
     assert data["match_id"] == "m-1" and data["seed"] == 5 and data["faults"] == []
-    assert [s["bot"] for s in data["seats"]] == ["builtin:random", "builtin:first", "builtin:random"]
+    assert [s["bot"] for s in data["seats"]] == [
+        "builtin:random",
+        "builtin:first",
+        "builtin:random",
+    ]
     state = record.replay().play()
     assert state.is_over() and state.result().to_json() == data["result"]
     assert data["ranks"] == data["result"]["ranks"]
@@ -90,12 +93,7 @@ def test_bots_never_see_the_seed_or_another_seats_hand() -> None:
         kinds = [m["type"] for m in agent.messages]
         assert kinds[0] == "start" and kinds[-1] == "end" and "act" in kinds
         assert agent.messages[0]["seat"] == seat
-        deals = [
-            e
-            for m in agent.messages
-            for e in m.get("events", [])
-            if e["type"] == "deal"
-        ]
+        deals = [e for m in agent.messages for e in m.get("events", []) if e["type"] == "deal"]
         assert deals and deals[0]["hand"] == state.observation(seat)["hand"]
         assert len(deals) == record.result["details"]["rounds"]  # type: ignore[index]
 

@@ -137,7 +137,9 @@ def test_stale_and_unsolicited_lines_are_dropped_without_a_fault() -> None:
 
 
 def test_a_match_where_every_bot_misbehaves_still_finishes() -> None:
-    bots = [misbehaving(b) for b in ("crash.py", "hang.py", "garbage.py", "oversize.py", "bad_hello.py")]
+    bots = [
+        misbehaving(b) for b in ("crash.py", "hang.py", "garbage.py", "oversize.py", "bad_hello.py")
+    ]
     with BotPool(FAST) as pool:
         record = play(pool, *bots)
         assert len(pool) == 0

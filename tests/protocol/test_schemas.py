@@ -74,7 +74,9 @@ def test_hello_and_bye_validate() -> None:
 def test_messages_of_a_real_match_validate(options: dict[str, Any]) -> None:
     agents = [Recorder(f"r{i}") for i in range(4)]
     with BotPool() as pool:
-        record = run_match(MatchSpec("schema", "take5", 3, seat_agents(pool, agents), options), pool)
+        record = run_match(
+            MatchSpec("schema", "take5", 3, seat_agents(pool, agents), options), pool
+        )
     kinds = set()
     for agent in agents:
         for message in agent.messages:
