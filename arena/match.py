@@ -143,20 +143,18 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
         versions.append(got.version if not isinstance(got, Fault) else "")
         if isinstance(got, Fault):
             fault(seat, got)
-    start = {
-        "type": "start",
-        "match": spec.match_id,
-        "game": spec.game,
-        "seats": n,
-        "players": [b.name for b in spec.bots],
-        "options": dict(state.options),
-        "time": {
-            "decision_ms": time_left(limits.decision),
-            "bank_ms": time_left(limits.bank),
-        },
-    }
     for seat, conn in enumerate(conns):
-        if conn is not None and (problem := conn.notify({**start, "seat": seat})):
+        start = {
+            "type": "start",
+            "match": spec.match_id,
+            "game": spec.game,
+            "seat": seat,
+            "seats": n,
+            "players": [b.name for b in spec.bots],
+            "options": dict(state.options),
+            "time": {"decision_ms": time_left(limits.decision), "bank_ms": time_left(limits.bank)},
+        }
+        if conn is not None and (problem := conn.notify(start)):
             fault(seat, problem)
 
     cursors = [0] * n
