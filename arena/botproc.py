@@ -346,6 +346,10 @@ class Connection(Protocol):
 
     def stderr_tail(self) -> str: ...
 
+    def say_bye(self) -> None:
+        """Send ``bye`` without waiting for the bot to exit."""
+        ...
+
     def close(self) -> None:
         """Say ``bye`` and stop the bot."""
         ...
@@ -373,6 +377,7 @@ class BotConnection:
         self._legal: Sequence[Any] = ()
         self._sent_at = 0.0
         self._broken: Fault | None = None
+        self._bye_said = False
 
     # faults carry the stderr tail; build them here
     def fault(self, kind: FaultKind, message: str) -> Fault:
@@ -529,10 +534,15 @@ class BotConnection:
     def stderr_tail(self) -> str:
         return self.transport.stderr_tail()
 
-    def close(self) -> None:
-        if not self.transport.eof:
+    def say_bye(self) -> None:
+        """Send ``bye`` (once), without waiting: lets a pool tell every bot before it waits."""
+        if not self._bye_said and not self.transport.eof:
+            self._bye_said = True
             with contextlib.suppress(TransportClosed, TransportStuck):
                 self.transport.send(encode_message({"type": "bye"}), time.monotonic() + 0.05)
+
+    def close(self) -> None:
+        self.say_bye()
         self.transport.close(self.limits.time.grace)
 
 
@@ -552,7 +562,7 @@ class Agent(Protocol):
 
 
 class LocalConnection:
-    """An :class:`Agent` behind the :class:`Connection` interface (replies at once)."""
+    """An :class:`Agent` behind the :class:`Connection` interface (no process, no deadline)."""
 
     def __init__(self, agent: Agent, limits: RunLimits) -> None:
         self.agent = agent
@@ -561,6 +571,7 @@ class LocalConnection:
         self.deadline = 0.0
         self.limits = limits
         self._reply: Answer | Fault | None = None
+        self._pending: tuple[dict[str, Any], Sequence[Any]] | None = None
         self._last_id = 0
 
     def notify(self, message: Mapping[str, Any]) -> Fault | None:
@@ -571,13 +582,19 @@ class LocalConnection:
         self._last_id += 1
         message["id"] = self._last_id
         self.deadline = deadline
-        started = time.monotonic()
-        reply = self.agent.act(message)
-        took = time.monotonic() - started
-        checked = check_reply(reply, legal, self.limits.debug_chars, None, took)
-        self._reply = checked if isinstance(checked, Answer) else Fault(*checked)
+        self._pending = (message, legal)
+        self._reply = None
 
     def poll(self) -> Answer | Fault | None:
+        """The agent decides here, when first polled (see :func:`collect`)."""
+        if self._pending is not None:
+            message, legal = self._pending
+            self._pending = None
+            started = time.monotonic()
+            reply = self.agent.act(message)
+            took = time.monotonic() - started
+            checked = check_reply(reply, legal, self.limits.debug_chars, None, took)
+            self._reply = checked if isinstance(checked, Answer) else Fault(*checked)
         return self._reply
 
     def fileno(self) -> int | None:
@@ -591,6 +608,9 @@ class LocalConnection:
 
     def stderr_tail(self) -> str:
         return ""
+
+    def say_bye(self) -> None:
+        pass
 
     def close(self) -> None:
         pass
@@ -640,7 +660,11 @@ def check_reply(
 
 
 def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
-    """Wait for every connection's pending reply, each against its own deadline."""
+    """Wait for every connection's pending reply, each against its own deadline.
+
+    Bot processes are waited for together (``select``), so each answer is stamped when it
+    arrives and a slow seat never costs another seat time. In-process agents answer after them.
+    """
     if len(connections) == 1:  # the common case, kept lean: one seat to move
         conn = connections[0]
         while True:
@@ -654,13 +678,13 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
             if select.select([fd], [], [], left)[0]:
                 conn.pump()
     results: list[Answer | Fault | None] = [None] * len(connections)
-    while True:
+    remote = [i for i, conn in enumerate(connections) if conn.fileno() is not None]
+    while remote:
         waiting: dict[int, int] = {}
         now = time.monotonic()
         soonest = float("inf")
-        for i, conn in enumerate(connections):
-            if results[i] is not None:
-                continue
+        for i in remote:
+            conn = connections[i]
             got = conn.poll()
             if got is not None:
                 results[i] = got
@@ -671,8 +695,13 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
                 continue
             waiting[fd] = i
             soonest = min(soonest, conn.deadline)
-        if not waiting:
-            return [r for r in results if r is not None]
-        ready, _, _ = select.select(list(waiting), [], [], max(0.0, soonest - now))
-        for fd in ready:
-            connections[waiting[fd]].pump()
+        remote = list(waiting.values())
+        if waiting:
+            ready, _, _ = select.select(list(waiting), [], [], max(0.0, soonest - now))
+            for fd in ready:
+                connections[waiting[fd]].pump()
+    # In-process agents last: one may be a person at the terminal, who must not eat bot time.
+    return [
+        result if result is not None else (conn.poll() or conn.expire())
+        for result, conn in zip(results, connections, strict=True)
+    ]

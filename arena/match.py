@@ -94,8 +94,32 @@ class MatchRecord:
             "result": dict(self.result),
             "ranks": list(self.ranks),
             "decisions": [dict(d) for d in self.decisions],
-            "seconds": round(self.seconds, 6),
+            "seconds": self.seconds,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> MatchRecord:
+        """The record that :meth:`to_json` wrote."""
+        return cls(
+            match_id=data["match_id"],
+            game=data["game"],
+            seed=data["seed"],
+            options=dict(data["options"]),
+            seats=tuple(dict(s) for s in data["seats"]),
+            actions=tuple((int(seat), action) for seat, action in data["actions"]),
+            fallback_steps=tuple(data["fallback_steps"]),
+            debug=tuple((int(step), int(seat), str(note)) for step, seat, note in data["debug"]),
+            faults=tuple(
+                SeatFault(
+                    f["seat"], f["step"], FaultKind(f["status"]), f["message"], f["stderr_tail"]
+                )
+                for f in data["faults"]
+            ),
+            result=dict(data["result"]),
+            ranks=tuple(data["ranks"]),
+            decisions=tuple(dict(d) for d in data["decisions"]),
+            seconds=data["seconds"],
+        )
 
     def replay(self) -> Replay:
         return Replay(self.game, len(self.seats), self.seed, self.options, self.actions)
@@ -240,5 +264,5 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
             {"count": len(t), "total_s": round(sum(t), 6), "max_s": round(max(t, default=0), 6)}
             for t in times
         ),
-        seconds=time.monotonic() - began,
+        seconds=round(time.monotonic() - began, 6),
     )

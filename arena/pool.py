@@ -34,6 +34,7 @@ class BotPool:
     distinct bots needs one process per bot per worker, whatever the seating.
 
     Use it as a context manager, or call :meth:`close`; either way no process is left behind.
+    A pool belongs to one process: make it inside each worker, never share one across a fork.
     """
 
     def __init__(self, limits: RunLimits | None = None, scratch_root: Path | None = None) -> None:
@@ -105,6 +106,8 @@ class BotPool:
 
     def close(self) -> None:
         """Say ``bye`` to every live bot, kill what does not exit, remove scratch folders."""
+        for live in self._live.values():
+            live.say_bye()
         for key in list(self._live):
             live = self._live.pop(key)
             try:

@@ -10,7 +10,7 @@ import pytest
 
 from arena.botproc import FaultKind, LocalConnection
 from arena.bots import BotKind, BotSpec, load_bot
-from arena.match import MatchSpec, demote_faulted, run_match
+from arena.match import MatchRecord, MatchSpec, demote_faulted, run_match
 from arena.pool import BotPool
 
 SEED = 987_654_321
@@ -58,6 +58,7 @@ def test_a_match_record_is_plain_json_and_replays_to_the_same_result() -> None:
         bots = (load_bot("builtin:random"), load_bot("builtin:first"), load_bot("builtin:random"))
         record = run_match(MatchSpec("m-1", "take5", 5, bots), pool)
     data = json.loads(json.dumps(record.to_json()))
+    assert MatchRecord.from_json(data).to_json() == data
     assert data["match_id"] == "m-1" and data["seed"] == 5 and data["faults"] == []
     assert [s["bot"] for s in data["seats"]] == [
         "builtin:random",
@@ -114,6 +115,7 @@ def test_a_faulted_seat_is_played_by_the_fallback_and_ranked_last() -> None:
         record = run_match(MatchSpec("f", "take5", 1, seat_agents(pool, agents)), pool)
         assert len(pool) == 2  # the faulted seat's connection was discarded
     (fault,) = record.faults
+    assert MatchRecord.from_json(record.to_json()) == record
     assert fault.seat == 1 and fault.kind is FaultKind.ILLEGAL_ACTION
     assert "index 99" in fault.message
     assert record.ranks[1] == 3
