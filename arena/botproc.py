@@ -153,6 +153,10 @@ class Transport(Protocol):
         """Whether the bot's output has ended."""
         ...
 
+    def alive(self) -> bool:
+        """Whether the bot is still running with its output open."""
+        ...
+
     def exit_description(self) -> str:
         """How the bot ended (``exited with status 1``), or that it is still running."""
         ...
@@ -274,6 +278,9 @@ class ProcessTransport:
     def eof(self) -> bool:
         return self._eof
 
+    def alive(self) -> bool:
+        return not self._eof and not self._closed and self.proc.poll() is None
+
     def exit_description(self) -> str:
         code = self.proc.poll()
         if code is None:
@@ -345,6 +352,10 @@ class Connection(Protocol):
         ...
 
     def stderr_tail(self) -> str: ...
+
+    def alive(self) -> bool:
+        """Whether the bot can still be asked (a process may have died between matches)."""
+        ...
 
     def say_bye(self) -> None:
         """Send ``bye`` without waiting for the bot to exit."""
@@ -534,6 +545,9 @@ class BotConnection:
     def stderr_tail(self) -> str:
         return self.transport.stderr_tail()
 
+    def alive(self) -> bool:
+        return self.transport.alive()
+
     def say_bye(self) -> None:
         """Send ``bye`` (once), without waiting: lets a pool tell every bot before it waits."""
         if not self._bye_said and not self.transport.eof:
@@ -608,6 +622,9 @@ class LocalConnection:
 
     def stderr_tail(self) -> str:
         return ""
+
+    def alive(self) -> bool:
+        return True
 
     def say_bye(self) -> None:
         pass

@@ -54,7 +54,9 @@ class BotPool:
         key = (bot.source, slot)
         live = self._live.get(key)
         if live is not None:
-            return live
+            if live.alive():
+                return live
+            self.discard(bot, slot)  # it died between matches: start a fresh one
         started = self._start(bot, key)
         if isinstance(started, Fault):
             return started

@@ -72,6 +72,9 @@ class MockTransport:
     def eof(self) -> bool:
         return self._eof
 
+    def alive(self) -> bool:
+        return not self._eof and not self.closed
+
     def exit_description(self) -> str:
         return "the process exited with status 1" if self._eof else "still running"
 

@@ -136,6 +136,16 @@ def test_stale_and_unsolicited_lines_are_dropped_without_a_fault() -> None:
         assert isinstance(connection, BotConnection) and connection.discarded >= 1
 
 
+def test_a_bot_that_died_between_matches_is_restarted_without_a_fault() -> None:
+    bot = misbehaving("exits_after_end.py")
+    with BotPool(FAST) as pool:
+        for k in range(3):
+            record = play(pool, bot, load_bot("builtin:first"), seed=k)
+            assert not record.faults, record.faults
+            time.sleep(0.05)  # let it exit
+        assert pool.started == 3
+
+
 def test_a_match_where_every_bot_misbehaves_still_finishes() -> None:
     bots = [
         misbehaving(b) for b in ("crash.py", "hang.py", "garbage.py", "oversize.py", "bad_hello.py")
