@@ -136,6 +136,18 @@ def test_stale_and_unsolicited_lines_are_dropped_without_a_fault() -> None:
         assert isinstance(connection, BotConnection) and connection.discarded >= 1
 
 
+def test_simultaneous_answers_are_timed_each_on_its_own() -> None:
+    """A slow seat neither delays the recorded time of a fast one nor eats its bank."""
+    limits = RunLimits(time=TimeLimits(decision=0.1, bank=5.0, startup=5.0, grace=0.2))
+    with BotPool(limits) as pool:
+        slow, fast = misbehaving("slow.py"), misbehaving("good.py")
+        record = run_match(MatchSpec("t", "take5", 1, (slow, fast), {"max_rounds": 1}), pool)
+    assert not record.faults
+    slow_stats, fast_stats = record.decisions
+    assert float(slow_stats["max_s"]) >= 0.15
+    assert float(fast_stats["max_s"]) < 0.1, fast_stats
+
+
 def test_a_bot_that_died_between_matches_is_restarted_without_a_fault() -> None:
     bot = misbehaving("exits_after_end.py")
     with BotPool(FAST) as pool:
