@@ -107,10 +107,20 @@ def protocol_path(connection: Any, messages: list[dict[str, Any]]) -> float:
     return (time.perf_counter() - begin) / len(messages)
 
 
-def overhead(batches: int, matches: int) -> tuple[float, float, float]:
+def in_process_actions(pool: BotPool, matches: int) -> float:
+    """Seconds of run_match per action with two in-process seats: the loop and rules alone."""
+    bots = (load_bot("builtin:first"), load_bot("builtin:first"))
+    actions = 0
+    begin = time.perf_counter()
+    for k in range(matches):
+        actions += len(run_match(MatchSpec(f"local-{k}", "take5", k, bots), pool).actions)
+    return (time.perf_counter() - begin) / actions
+
+
+def overhead(batches: int, matches: int) -> tuple[float, float, float, float]:
     lines = recorded_acts(matches)
     messages = [decode(line) for line in lines]
-    raw, path, loop = [], [], []
+    raw, path, loop, local = [], [], [], []
     with BotPool() as pool:
         arena_decisions(pool, 2, 0)  # start the process outside the timing
         connection = pool.get(load_bot(str(MINIMAL)))
@@ -118,7 +128,9 @@ def overhead(batches: int, matches: int) -> tuple[float, float, float]:
             raw.append(raw_round_trips(lines))
             path.append(protocol_path(connection, messages))
             loop.append(arena_decisions(pool, matches, 0))
-    return statistics.median(raw), statistics.median(path), statistics.median(loop)
+            local.append(in_process_actions(pool, matches))
+    medians = (statistics.median(x) for x in (raw, path, loop, local))
+    return tuple(medians)  # type: ignore[return-value]
 
 
 def league_share(task: tuple[int, int]) -> tuple[int, int, float]:
@@ -155,7 +167,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=7, help="timing batches (median)")
     parser.add_argument("--batch-matches", type=int, default=20, help="matches per timing batch")
     args = parser.parse_args()
-    raw, path, loop = overhead(args.batches, args.batch_matches)
+    raw, path, loop, local = overhead(args.batches, args.batch_matches)
     started, seconds = processes(args.matches)
     rows = [
         ("raw pipe round trip, same act lines, same bot (median)", f"{raw * 1e6:.0f} µs"),
@@ -163,6 +175,7 @@ def main() -> None:
         ("ratio protocol path / raw (target <= 1.5)", f"{path / raw:.2f}"),
         ("whole run_match per process decision, rules included", f"{loop * 1e6:.0f} µs"),
         ("ratio whole loop / raw", f"{loop / raw:.2f}"),
+        ("run_match per action, both seats in-process (rules + loop)", f"{local * 1e6:.0f} µs"),
         (f"bot processes started for {args.matches} matches", f"{started}"),
         ("target: 4 bots x 2 workers", "8"),
         (f"wall time for {args.matches} matches, 2 workers", f"{seconds:.1f} s"),
