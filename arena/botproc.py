@@ -227,6 +227,7 @@ class ProcessTransport:
             bufsize=0,
         )
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._confined = confined
         self.pid = self.proc.pid
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
@@ -289,11 +290,14 @@ class ProcessTransport:
                 code = self.proc.wait(0.05)
             except subprocess.TimeoutExpired:
                 return "the process is still running"
-        if code < 0:
+        # Under a sandbox tool the bot is the tool's child, and a signal shows as 128 + n.
+        signal_of = getattr(self._confined, "signal_of", None)
+        number = signal_of(code) if signal_of is not None else (-code if code < 0 else None)
+        if number is not None:
             try:
-                name = signal.Signals(-code).name
+                name = signal.Signals(number).name
             except ValueError:
-                name = str(-code)
+                name = str(number)
             return f"the process was killed by signal {name}"
         return f"the process exited with status {code}"
 

@@ -189,8 +189,11 @@ def play(
     A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, or
     human (you, at this terminal). With no bots, in-process random players take --seats seats.
 
-    Examples: arena play take5 --seats 4 --seed 7;
-    arena play take5 bots/heuristic bots/random builtin:random --games 3
+    \b
+    Examples:
+      arena play take5 --seats 4 --seed 7
+      arena play take5 bots/heuristic bots/random builtin:random --games 3
+      arena play take5 human bots/heuristic
     """
     try:
         spec = get_game(game)

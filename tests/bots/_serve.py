@@ -16,7 +16,12 @@ def send(data: Any) -> None:
     sys.stdout.buffer.flush()
 
 
-def serve(name: str, on_act: Misbehave | None = None, hello: Any = None) -> None:
+def serve(
+    name: str,
+    on_act: Misbehave | None = None,
+    hello: Any = None,
+    on_start: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
     """``on_act(message, n)`` for the n-th act (1-based) returns a reply, raw bytes, or None
     for the normal answer."""
     acts = 0
@@ -25,6 +30,8 @@ def serve(name: str, on_act: Misbehave | None = None, hello: Any = None) -> None
         kind = message["type"]
         if kind == "hello":
             send(hello if hello is not None else {"name": name, "version": "test"})
+        elif kind == "start" and on_start:
+            on_start(message)
         elif kind == "act":
             acts += 1
             reply = on_act(message, acts) if on_act else None

@@ -141,3 +141,9 @@ def test_arenabot_survives_an_exception_in_choose() -> None:
     replies, err = serve(choose, ACT)
     assert replies == [{"id": 5, "index": 0}]
     assert "ValueError: my bug" in err
+
+
+def test_the_heuristic_bots_copy_of_arenabot_is_current() -> None:
+    """A sandboxed bot sees only its own folder, so the heuristic bot carries its own copy."""
+    original = (ROOT / "bots" / "arenabot.py").read_text()
+    assert (ROOT / "bots" / "heuristic" / "arenabot.py").read_text() == original
