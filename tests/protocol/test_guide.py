@@ -36,6 +36,7 @@ def test_the_guides_minimal_bot_plays(
     (tmp_path / "bot.toml").write_text(
         f'name = "guide-{language}"\ncommand = ["{program}", "{file}"]\ngames = ["take5"]\n'
     )
+    tmp_path.chmod(0o755)  # the sandbox may run the bot under a uid of its own
     bot = load_bot(str(tmp_path))
     with BotPool() as pool:
         for k in range(2):
