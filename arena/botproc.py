@@ -89,7 +89,7 @@ class FaultKind(enum.Enum):
     INVALID_JSON = "invalid_json"
     """A line that is not one UTF-8 JSON object."""
     BAD_REPLY = "bad_reply"
-    """An object that carries neither ``action`` nor ``index`` (or an index that is no integer)."""
+    """A reply with neither ``action`` nor ``index``, or both, or an index that is no integer."""
     WRONG_ID = "wrong_id"
     """A reply whose ``id`` is not the one asked (and not an earlier, stale one)."""
     ILLEGAL_ACTION = "illegal_action"
@@ -652,6 +652,8 @@ def check_reply(
     def shown() -> str:
         return excerpt(canonical(reply) if line is None else line)
 
+    if "index" in reply and "action" in reply:
+        return FaultKind.BAD_REPLY, f"give either 'index' or 'action', not both: {shown()}"
     if "index" in reply:
         index = reply["index"]
         if type(index) is not int:

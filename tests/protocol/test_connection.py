@@ -98,6 +98,7 @@ def test_debug_notes_are_cut_to_the_limit() -> None:
         ({"id": 1, "index": "0"}, FaultKind.BAD_REPLY),
         ({"id": 1, "index": True}, FaultKind.BAD_REPLY),
         ({"id": 1}, FaultKind.BAD_REPLY),
+        ({"id": 1, "index": 0, "action": 3}, FaultKind.BAD_REPLY),
         ({"id": 7, "index": 0}, FaultKind.WRONG_ID),
         ({"id": "1", "index": 0}, FaultKind.WRONG_ID),
         ({"index": 0}, FaultKind.TIMEOUT),  # no id: ignored like chatter

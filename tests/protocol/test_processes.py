@@ -68,6 +68,7 @@ def started_pid(pool: BotPool, bot: BotSpec, slot: int = 0) -> int:
         ("bad_reply.py", FaultKind.BAD_REPLY, True),
         ("oversize.py", FaultKind.OVERSIZE, True),
         ("exits_early.py", FaultKind.CRASH, True),
+        ("killed.py", FaultKind.CRASH, True),
         ("bad_hello.py", FaultKind.BAD_HELLO, False),
         ("no_start.py", FaultKind.START_FAILED, False),
     ],
@@ -90,6 +91,8 @@ def test_each_fault_is_recorded_and_the_match_goes_on(
     if bot == "crash.py":
         assert "boom: the test bot crashes here" in fault.stderr_tail
         assert "exited with status 1" in fault.message
+    if bot == "killed.py":
+        assert "killed by signal SIGKILL" in fault.message
     if bot == "no_start.py":
         assert "giving up at once" in fault.stderr_tail
 
@@ -164,6 +167,18 @@ def test_simultaneous_answers_are_timed_each_on_its_own() -> None:
     slow_stats, fast_stats = record.decisions
     assert float(slow_stats["max_s"]) >= 0.15
     assert float(fast_stats["max_s"]) < 0.1, fast_stats
+
+
+def test_the_time_bank_pays_for_slow_decisions_until_it_runs_out() -> None:
+    # 0.15 s a decision against 0.1 s free: each draws >= 0.05 s from a 0.24 s bank, so the
+    # fifth decision always times out; the fourth passes unless each decision ran over its
+    # 0.15 s by more than 10 ms (a loaded machine), hence 3 or 4.
+    limits = RunLimits(time=TimeLimits(decision=0.1, bank=0.24, startup=5.0, grace=0.2))
+    with BotPool(limits) as pool:
+        record = play(pool, misbehaving("slow.py"), load_bot("builtin:first"))
+    (fault,) = record.faults
+    assert fault.kind is FaultKind.TIMEOUT
+    assert record.decisions[0]["count"] in (3, 4)
 
 
 def test_a_bot_that_died_between_matches_is_restarted_without_a_fault() -> None:
