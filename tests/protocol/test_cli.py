@@ -103,3 +103,30 @@ def test_a_human_takes_a_seat() -> None:
     assert "you are seat 0" in out and "[0]" in out
     assert "please type a number" in out
     assert "Game over" in out and "human" in out
+
+
+def test_check_fails_a_bot_that_claims_no_known_game(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    (tmp_path / "bot.py").write_text((BOTS / "manifest_ok" / "bot.py").read_text())
+    (tmp_path / "bot.toml").write_text(
+        'name = "elsewhere"\ncommand = ["python3", "bot.py"]\ngames = ["chess"]\n'
+    )
+    code, out = run("check", str(tmp_path))
+    assert code == 1, out
+    assert "claims 'chess', which this arena does not know" in out
+    assert "FAIL it claims no game this arena knows" in out
+
+
+def test_play_seats_a_human_given_as_a_bot() -> None:
+    code, out = run(
+        "play",
+        "take5",
+        "builtin:first",
+        "human",
+        "--option",
+        "max_rounds=1",
+        "--quiet",
+        input="0\n" * 30,
+    )
+    assert code == 0, out
+    assert "you are seat 1" in out and "human" in out
