@@ -1,0 +1,730 @@
+"""Bot processes: starting one confined, talking to it with deadlines, stopping it for good.
+
+Layers, bottom up:
+
+* a :class:`Transport` moves bytes: :class:`ProcessTransport` for a real child (stdout read
+  without blocking, stdin written with a deadline, stderr drained by a thread into a bounded
+  tail, the child alone in its process group and killed as a group); tests script a fake one.
+* a :class:`BotConnection` speaks the protocol over a transport: the handshake, notices, and
+  ``act`` requests whose replies it checks (id, action or index, debug note).
+  :class:`LocalConnection` gives in-process agents (``builtin:random``, a human) the same face.
+* :func:`collect` waits for the replies of several seats at once (a simultaneous decision), each
+  against its own deadline, so a slow seat never costs another seat time.
+
+Misbehaviour is never an exception here: it comes back as a :class:`Fault`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import fcntl
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from arena import __version__
+from arena.sandbox import Confined, Limits
+from arena.wire import MAX_LINE, PROTOCOL_VERSION, LineBuffer, WireError, canonical, decode, excerpt
+from arena.wire import encode as encode_message
+
+# -- limits and faults -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimeLimits:
+    """How long a bot may take. Times in seconds."""
+
+    decision: float = 1.0
+    """Free time for each decision."""
+    bank: float = 10.0
+    """Extra time per match: a decision that takes longer than ``decision`` draws the rest from
+    the bank; the decision times out when the bank is empty too."""
+    startup: float = 10.0
+    """From starting the process to its answer to ``hello``."""
+    grace: float = 0.5
+    """After ``bye`` (or end of input), how long a bot has to exit before it is killed."""
+
+    def __post_init__(self) -> None:
+        for name in ("decision", "bank", "startup", "grace"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"time limit {name} must not be negative")
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """Everything that bounds a bot process: time, output and the sandbox's resources."""
+
+    time: TimeLimits = field(default_factory=TimeLimits)
+    max_line: int = MAX_LINE
+    """Longest line a bot may write, in bytes (1 MiB)."""
+    stderr_tail: int = 64 * 1024
+    """How much of the end of a bot's stderr log is kept, in bytes."""
+    debug_chars: int = 1000
+    """Longest ``debug`` note kept per decision (longer ones are cut)."""
+    debug_total: int = 64 * 1024
+    """Characters of debug notes kept per seat per match; later notes are dropped."""
+    sandbox: Limits = field(default_factory=Limits)
+
+
+class FaultKind(enum.Enum):
+    """Every way a bot can break the protocol."""
+
+    START_FAILED = "start_failed"
+    """The command could not be run, or the process ended before answering ``hello``."""
+    STARTUP_TIMEOUT = "startup_timeout"
+    """No answer to ``hello`` within the start-up limit."""
+    BAD_HELLO = "bad_hello"
+    """The answer to ``hello`` is not an object with a ``name``."""
+    TIMEOUT = "timeout"
+    """No answer within the decision time plus what was left of the time bank."""
+    CRASH = "crash"
+    """The process exited, or closed its input or output, during a match."""
+    INVALID_JSON = "invalid_json"
+    """A line that is not one UTF-8 JSON object."""
+    BAD_REPLY = "bad_reply"
+    """A reply with neither ``action`` nor ``index``, or both, or an index that is no integer."""
+    WRONG_ID = "wrong_id"
+    """A reply whose ``id`` is not the one asked (and not an earlier, stale one)."""
+    ILLEGAL_ACTION = "illegal_action"
+    """An action not in ``legal``, or an index outside it."""
+    OVERSIZE = "oversize"
+    """A line longer than the maximum line length."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault of one bot, with the end of its stderr log."""
+
+    kind: FaultKind
+    message: str
+    stderr_tail: str = ""
+
+    def __repr__(self) -> str:
+        return f"Fault({self.kind.value}: {self.message})"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A valid reply to ``act``: the position in ``legal``, the time taken, a debug note."""
+
+    index: int
+    seconds: float
+    debug: str | None = None
+
+
+# -- transports ------------------------------------------------------------------------------
+
+
+class TransportClosed(Exception):
+    """The bot cannot be written to: it closed its input or exited."""
+
+
+class TransportStuck(Exception):
+    """The bot does not read its input: a write did not finish before the deadline."""
+
+
+class Transport(Protocol):
+    """Bytes to and from one bot."""
+
+    buffer: LineBuffer
+    """Complete lines received and not yet consumed."""
+
+    def send(self, data: bytes, deadline: float) -> None:
+        """Write all of ``data``; raise TransportClosed or TransportStuck."""
+        ...
+
+    def fileno(self) -> int | None:
+        """A descriptor that becomes readable when the bot writes; None if lines are scripted."""
+        ...
+
+    def pump(self) -> None:
+        """Move whatever the bot has written into :attr:`buffer`, without blocking."""
+        ...
+
+    @property
+    def eof(self) -> bool:
+        """Whether the bot's output has ended."""
+        ...
+
+    def alive(self) -> bool:
+        """Whether the bot is still running with its output open."""
+        ...
+
+    def exit_description(self) -> str:
+        """How the bot ended (``exited with status 1``), or that it is still running."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The end of what the bot wrote to stderr."""
+        ...
+
+    def close(self, grace: float) -> None:
+        """Close the bot's input, give it ``grace`` seconds to exit, then kill it. Idempotent."""
+        ...
+
+
+def _nonblocking(fd: int) -> None:
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+
+class StderrTail:
+    """Drains a stream on a daemon thread, keeping only its last ``limit`` bytes."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        self._fd = fd
+        self._limit = limit
+        self._data = bytearray()
+        self._lock = threading.Lock()
+        self.total = 0
+        self.thread = threading.Thread(target=self._drain, name=f"stderr-{fd}", daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with self._lock:
+                self.total += len(chunk)
+                self._data += chunk
+                if len(self._data) > 2 * self._limit:
+                    del self._data[: len(self._data) - self._limit]
+
+    def text(self) -> str:
+        with self._lock:
+            data = bytes(self._data[-self._limit :]) if self._limit else b""
+        return data.decode("utf-8", "replace")
+
+
+class ProcessTransport:
+    """A child process started from a :class:`~arena.sandbox.Confined` command.
+
+    The child runs in a new session (its own process group), so :meth:`close` can kill it and
+    everything it started with one ``killpg``. Raises :class:`OSError` if it cannot start.
+    """
+
+    def __init__(self, confined: Confined, max_line: int, stderr_limit: int) -> None:
+        self.proc = subprocess.Popen(
+            confined.argv,
+            cwd=confined.cwd,
+            env=confined.env,
+            preexec_fn=confined.preexec_fn,
+            pass_fds=confined.pass_fds,
+            start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+        )
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._confined = confined
+        self.pid = self.proc.pid
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        _nonblocking(self._in)
+        _nonblocking(self._out)
+        self.buffer = LineBuffer(max_line)
+        self._eof = False
+        self._closed = False
+        self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit)
+
+    def send(self, data: bytes, deadline: float) -> None:
+        if self._closed:
+            raise TransportClosed("the process was stopped")
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._in, view)
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [self._in], [], left)[1]:
+                    raise TransportStuck("the bot does not read its input") from None
+                continue
+            except (BrokenPipeError, ConnectionResetError):
+                raise TransportClosed("the bot closed its input") from None
+            view = view[written:]
+
+    def fileno(self) -> int | None:
+        return None if self._eof else self._out
+
+    def pump(self) -> None:
+        if self._eof:
+            return
+        now = time.monotonic()
+        while True:
+            try:
+                chunk = os.read(self._out, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._eof = True
+                return
+            self.buffer.feed(chunk, now)
+            if len(chunk) < 1 << 16:
+                return
+
+    @property
+    def eof(self) -> bool:
+        return self._eof
+
+    def alive(self) -> bool:
+        return not self._eof and not self._closed and self.proc.poll() is None
+
+    def exit_description(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            # Output closed and exit may be a moment away: wait briefly for the status.
+            try:
+                code = self.proc.wait(0.05)
+            except subprocess.TimeoutExpired:
+                return "the process is still running"
+        # Under a sandbox tool the bot is the tool's child, and a signal shows as 128 + n.
+        signal_of = getattr(self._confined, "signal_of", None)
+        number = signal_of(code) if signal_of is not None else (-code if code < 0 else None)
+        if number is not None:
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = str(number)
+            return f"the process was killed by signal {name}"
+        return f"the process exited with status {code}"
+
+    def stderr_tail(self) -> str:
+        return self._stderr.text()
+
+    def close(self, grace: float) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(grace)
+        # Kill the whole group even when the leader has exited: it may have left children.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        self.proc.wait()
+        self._stderr.thread.join(1.0)
+        self.proc.stdout.close()
+        if not self._stderr.thread.is_alive():
+            self.proc.stderr.close()
+
+
+# -- the protocol over a transport -----------------------------------------------------------
+
+
+class Connection(Protocol):
+    """What the match loop needs from a seat's bot, whether a process or in-process."""
+
+    name: str
+    """The name the bot gave in its answer to ``hello``."""
+    version: str
+    deadline: float
+    """When the pending request times out (``time.monotonic()`` clock)."""
+
+    def notify(self, message: Mapping[str, Any]) -> Fault | None:
+        """Send a message that has no answer (``start``, ``end``)."""
+        ...
+
+    def ask(self, message: dict[str, Any], legal: Sequence[Any], deadline: float) -> None:
+        """Send an ``act`` request (its ``id`` is filled in here)."""
+        ...
+
+    def poll(self) -> Answer | Fault | None:
+        """The reply to the pending request if it has arrived, a fault, or None (not yet)."""
+        ...
+
+    def fileno(self) -> int | None: ...
+
+    def pump(self) -> None: ...
+
+    def expire(self) -> Fault:
+        """The fault for a request whose deadline has passed."""
+        ...
+
+    def stderr_tail(self) -> str: ...
+
+    def alive(self) -> bool:
+        """Whether the bot can still be asked (a process may have died between matches)."""
+        ...
+
+    def say_bye(self) -> None:
+        """Send ``bye`` without waiting for the bot to exit."""
+        ...
+
+    def close(self) -> None:
+        """Say ``bye`` and stop the bot."""
+        ...
+
+
+class BotConnection:
+    """The protocol spoken to one bot through a :class:`Transport`.
+
+    Request ids are unique over the connection's life, so a late reply to an earlier request is
+    recognised as stale and dropped, never applied to a later one.
+    """
+
+    def __init__(self, transport: Transport, limits: RunLimits) -> None:
+        self.transport = transport
+        self.limits = limits
+        self.name = "?"
+        self.version = ""
+        self.hello: dict[str, Any] = {}
+        self.deadline = 0.0
+        self.discarded = 0
+        """Lines thrown away: output nobody asked for, and stale replies."""
+        self.ignored = 0
+        """Lines dropped while the current request was pending (named in a timeout)."""
+        self._last_id = 0
+        self._legal: Sequence[Any] = ()
+        self._sent_at = 0.0
+        self._broken: Fault | None = None
+        self._bye_said = False
+
+    # faults carry the stderr tail; build them here
+    def fault(self, kind: FaultKind, message: str) -> Fault:
+        return Fault(kind, message, self.transport.stderr_tail())
+
+    def handshake(self, deadline: float) -> Fault | None:
+        """Say ``hello`` and check the answer; on success :attr:`name` is the bot's name."""
+        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "arena": __version__}
+        try:
+            self.transport.send(encode_message(hello), deadline)
+        except TransportClosed:
+            return self.fault(
+                FaultKind.START_FAILED,
+                f"the bot closed its input before hello; {self.transport.exit_description()}",
+            )
+        except TransportStuck:
+            return self.fault(FaultKind.STARTUP_TIMEOUT, "the bot does not read its input")
+        buffer = self.transport.buffer
+        while not buffer.lines:
+            if buffer.oversize:
+                return self.fault(FaultKind.OVERSIZE, "the answer to hello is too long")
+            fd = self.transport.fileno()
+            if fd is None:
+                if self.transport.eof:
+                    return self.fault(
+                        FaultKind.START_FAILED,
+                        f"no answer to hello: {self.transport.exit_description()}",
+                    )
+                return self.fault(FaultKind.STARTUP_TIMEOUT, "no answer to hello")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self.fault(
+                    FaultKind.STARTUP_TIMEOUT,
+                    f"no answer to hello within {self.limits.time.startup:g} s",
+                )
+            if select.select([fd], [], [], left)[0]:
+                self.transport.pump()
+        line, _ = buffer.lines.popleft()
+        try:
+            answer = decode(line)
+        except WireError as exc:
+            return self.fault(FaultKind.BAD_HELLO, f"the answer to hello {excerpt(line)} is {exc}")
+        name = answer.get("name")
+        if not isinstance(name, str) or not name.strip():
+            return self.fault(
+                FaultKind.BAD_HELLO,
+                f"the answer to hello must carry a non-empty string 'name': {excerpt(line)}",
+            )
+        self.name = name.strip()[:100]
+        version = answer.get("version", "")
+        self.version = str(version)[:100] if version is not None else ""
+        self.hello = answer
+        return None
+
+    def notify(self, message: Mapping[str, Any]) -> Fault | None:
+        try:
+            self.transport.send(
+                encode_message(message), time.monotonic() + self.limits.time.decision
+            )
+        except TransportClosed:
+            return self.fault(FaultKind.CRASH, self.transport.exit_description())
+        except TransportStuck:
+            return self.fault(FaultKind.TIMEOUT, "the bot does not read its input")
+        return None
+
+    def ask(self, message: dict[str, Any], legal: Sequence[Any], deadline: float) -> None:
+        # Whatever arrived since the last reply was not asked for: JSON objects are dropped
+        # (like lines without an id, see poll); anything else is a fault, whenever it arrives.
+        # (Lines still in the pipe are judged the same way by poll, so no read is needed here.)
+        buffer = self.transport.buffer
+        self._broken = None
+        while buffer.lines:
+            line, _ = buffer.lines.popleft()
+            try:
+                decode(line)
+            except WireError as exc:
+                self._broken = self.fault(FaultKind.INVALID_JSON, f"{excerpt(line)} is {exc}")
+                return
+            self.discarded += 1
+        self._last_id += 1
+        message["id"] = self._last_id
+        self._legal = legal
+        self.deadline = deadline
+        self.ignored = 0
+        self._sent_at = time.monotonic()
+        try:
+            self.transport.send(encode_message(message), deadline)
+        except TransportClosed:
+            self._broken = self.fault(FaultKind.CRASH, self.transport.exit_description())
+        except TransportStuck:
+            self._broken = self.fault(FaultKind.TIMEOUT, "the bot does not read its input")
+
+    def poll(self) -> Answer | Fault | None:
+        if self._broken is not None:
+            return self._broken
+        lines = self.transport.buffer.lines
+        while lines:
+            line, arrived = lines.popleft()
+            try:
+                reply = decode(line)
+            except WireError as exc:
+                return self.fault(FaultKind.INVALID_JSON, f"{excerpt(line)} is {exc}")
+            rid = reply.get("id")
+            if rid == self._last_id and type(rid) is int:
+                return self._read_reply(reply, line, arrived - self._sent_at)
+            if (type(rid) is int and 0 < rid < self._last_id) or "id" not in reply:
+                # A late reply to an earlier request, or chatter: never applied, never a fault.
+                self.discarded += 1
+                self.ignored += 1
+                continue
+            return self.fault(
+                FaultKind.WRONG_ID, f"reply id {rid!r} but the request id is {self._last_id}"
+            )
+        if self.transport.buffer.oversize:
+            return self.fault(
+                FaultKind.OVERSIZE, f"a line longer than {self.limits.max_line} bytes"
+            )
+        if self.transport.eof:
+            return self.fault(FaultKind.CRASH, self.transport.exit_description())
+        return None
+
+    def _read_reply(self, reply: dict[str, Any], line: bytes, seconds: float) -> Answer | Fault:
+        checked = check_reply(reply, self._legal, self.limits.debug_chars, line, seconds)
+        if isinstance(checked, Answer):
+            return checked
+        return self.fault(*checked)
+
+    def fileno(self) -> int | None:
+        return self.transport.fileno()
+
+    def pump(self) -> None:
+        self.transport.pump()
+
+    def expire(self) -> Fault:
+        self.transport.pump()
+        answer = self.poll()
+        if answer is not None:  # it arrived just in time after all
+            return answer if isinstance(answer, Fault) else self._late(answer)
+        if self.transport.buffer.pending_bytes:
+            return self.fault(
+                FaultKind.TIMEOUT,
+                "no complete answer in time (a line was started but not ended with a newline)",
+            )
+        if self.ignored:
+            return self.fault(
+                FaultKind.TIMEOUT,
+                f"no answer in time ({self.ignored} line(s) without this request's id ignored)",
+            )
+        return self.fault(FaultKind.TIMEOUT, "no answer in time")
+
+    def _late(self, answer: Answer) -> Fault:
+        return self.fault(FaultKind.TIMEOUT, f"the answer came after {answer.seconds:.3f} s")
+
+    def stderr_tail(self) -> str:
+        return self.transport.stderr_tail()
+
+    def alive(self) -> bool:
+        return self.transport.alive()
+
+    def say_bye(self) -> None:
+        """Send ``bye`` (once), without waiting: lets a pool tell every bot before it waits."""
+        if not self._bye_said and not self.transport.eof:
+            self._bye_said = True
+            with contextlib.suppress(TransportClosed, TransportStuck):
+                self.transport.send(encode_message({"type": "bye"}), time.monotonic() + 0.05)
+
+    def close(self) -> None:
+        self.say_bye()
+        self.transport.close(self.limits.time.grace)
+
+
+class Agent(Protocol):
+    """A player that lives in the arena's process and reads the same messages a bot does."""
+
+    name: str
+    version: str
+
+    def receive(self, message: Mapping[str, Any]) -> None:
+        """A message without an answer (``start``, ``end``)."""
+        ...
+
+    def act(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The reply to an ``act`` message: ``{"id": ..., "index": ...}`` or with ``action``."""
+        ...
+
+
+class LocalConnection:
+    """An :class:`Agent` behind the :class:`Connection` interface (no process, no deadline)."""
+
+    def __init__(self, agent: Agent, limits: RunLimits) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.version = agent.version
+        self.deadline = 0.0
+        self.limits = limits
+        self._reply: Answer | Fault | None = None
+        self._pending: tuple[dict[str, Any], Sequence[Any]] | None = None
+        self._last_id = 0
+
+    def notify(self, message: Mapping[str, Any]) -> Fault | None:
+        self.agent.receive(message)
+        return None
+
+    def ask(self, message: dict[str, Any], legal: Sequence[Any], deadline: float) -> None:
+        self._last_id += 1
+        message["id"] = self._last_id
+        self.deadline = deadline
+        self._pending = (message, legal)
+        self._reply = None
+
+    def poll(self) -> Answer | Fault | None:
+        """The agent decides here, when first polled (see :func:`collect`)."""
+        if self._pending is not None:
+            message, legal = self._pending
+            self._pending = None
+            started = time.monotonic()
+            reply = self.agent.act(message)
+            took = time.monotonic() - started
+            checked = check_reply(reply, legal, self.limits.debug_chars, None, took)
+            self._reply = checked if isinstance(checked, Answer) else Fault(*checked)
+        return self._reply
+
+    def fileno(self) -> int | None:
+        return None
+
+    def pump(self) -> None:
+        pass
+
+    def expire(self) -> Fault:
+        return Fault(FaultKind.TIMEOUT, "no answer")
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def alive(self) -> bool:
+        return True
+
+    def say_bye(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def check_reply(
+    reply: Mapping[str, Any],
+    legal: Sequence[Any],
+    debug_chars: int,
+    line: bytes | None,
+    seconds: float,
+) -> Answer | tuple[FaultKind, str]:
+    """The answer a reply (whose id matched) names, or the kind of fault and a message.
+
+    ``line`` is the reply as received, for messages (None: the reply re-encoded).
+    """
+
+    def shown() -> str:
+        return excerpt(canonical(reply) if line is None else line)
+
+    if "index" in reply and "action" in reply:
+        return FaultKind.BAD_REPLY, f"give either 'index' or 'action', not both: {shown()}"
+    if "index" in reply:
+        index = reply["index"]
+        if type(index) is not int:
+            return FaultKind.BAD_REPLY, f"index must be an integer: {shown()}"
+        if not 0 <= index < len(legal):
+            return (
+                FaultKind.ILLEGAL_ACTION,
+                f"index {index} is outside legal, which has {len(legal)} actions",
+            )
+    elif "action" in reply:
+        wanted = canonical(reply["action"])
+        found = next((i for i, action in enumerate(legal) if canonical(action) == wanted), None)
+        if found is None:
+            return (
+                FaultKind.ILLEGAL_ACTION,
+                f"action {excerpt(wanted)} is not in legal {excerpt(canonical(list(legal)))}",
+            )
+        index = found
+    else:
+        return FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {shown()}"
+    debug = reply.get("debug")
+    if debug is not None and not isinstance(debug, str):
+        debug = canonical(debug).decode()
+    if debug is not None:
+        debug = debug[:debug_chars]
+    return Answer(index, seconds, debug)
+
+
+def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
+    """Wait for every connection's pending reply, each against its own deadline.
+
+    Bot processes are waited for together (``select``), so each answer is stamped when it
+    arrives and a slow seat never costs another seat time. In-process agents answer after them.
+    """
+    if len(connections) == 1:  # the common case, kept lean: one seat to move
+        conn = connections[0]
+        while True:
+            got = conn.poll()
+            if got is not None:
+                return [got]
+            fd = conn.fileno()
+            left = conn.deadline - time.monotonic()
+            if fd is None or left <= 0:
+                return [conn.expire()]
+            if select.select([fd], [], [], left)[0]:
+                conn.pump()
+    results: list[Answer | Fault | None] = [None] * len(connections)
+    remote = [i for i, conn in enumerate(connections) if conn.fileno() is not None]
+    while remote:
+        waiting: dict[int, int] = {}
+        now = time.monotonic()
+        soonest = float("inf")
+        for i in remote:
+            conn = connections[i]
+            got = conn.poll()
+            if got is not None:
+                results[i] = got
+                continue
+            fd = conn.fileno()
+            if fd is None or conn.deadline <= now:
+                results[i] = conn.expire()
+                continue
+            waiting[fd] = i
+            soonest = min(soonest, conn.deadline)
+        remote = list(waiting.values())
+        if waiting:
+            ready, _, _ = select.select(list(waiting), [], [], max(0.0, soonest - now))
+            for fd in ready:
+                connections[waiting[fd]].pump()
+    # In-process agents last: one may be a person at the terminal, who must not eat bot time.
+    return [
+        result if result is not None else (conn.poll() or conn.expire())
+        for result, conn in zip(results, connections, strict=True)
+    ]

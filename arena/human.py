@@ -1,0 +1,56 @@
+"""A person at the terminal takes a seat: sees the observation and a numbered legal list."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import click
+
+from arena.games import get_game
+
+
+class HumanAgent:
+    """An in-process agent that asks a person; ``read`` and ``write`` are swappable for tests."""
+
+    version = "human"
+
+    def __init__(
+        self,
+        name: str = "human",
+        read: Callable[[str], str] | None = None,
+        write: Callable[[str], None] | None = None,
+    ) -> None:
+        self.name = name
+        self._read = read or (lambda prompt: click.prompt(prompt, type=str, prompt_suffix=" "))
+        self._write = write or click.echo
+        self._describe: Callable[[dict[str, Any]], str] = str
+
+    def receive(self, message: Mapping[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "start":
+            game = get_game(message["game"])
+            self._describe = game.state_class.describe
+            players = ", ".join(f"{i}: {n}" for i, n in enumerate(message["players"]))
+            self._write(f"== {game.title}: you are seat {message['seat']} ({players})")
+        elif kind == "end":
+            self._show_events(message.get("events", []))
+            result = message["result"]
+            self._write(f"== Game over: scores {result['scores']}, places {message['ranks']}")
+
+    def _show_events(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            self._write("  " + self._describe(event))
+
+    def act(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
+        self._show_events(message.get("events", []))
+        self._write(json.dumps(message["observation"], indent=None))
+        legal = message["legal"]
+        for i, action in enumerate(legal):
+            self._write(f"  [{i}] {json.dumps(action)}")
+        while True:
+            text = self._read(f"your choice 0-{len(legal) - 1}:").strip()
+            if text.isdigit() and int(text) < len(legal):
+                return {"id": message["id"], "index": int(text)}
+            self._write(f"please type a number from 0 to {len(legal) - 1}")
