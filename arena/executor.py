@@ -12,8 +12,10 @@ Workers ignore SIGINT so that only the parent decides how to stop.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
+import shutil
 import signal
 import sys
 import time
@@ -37,8 +39,39 @@ _FRESH = False
 _LIMITS: RunLimits | None = None
 
 
+def _children() -> list[int]:
+    """This process's direct children (the bot processes, or their sandbox tool)."""
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == me:
+            found.append(int(entry))
+    return found
+
+
 def _stop_worker(signum: int, frame: object) -> None:
-    raise SystemExit(0)
+    """SIGTERM from the parent (Ctrl-C, or an error): kill every bot now and exit.
+
+    No exception is raised into whatever the worker was doing (it may hold a lock that the
+    orderly close would need); each bot runs in its own process group, which is killed whole.
+    """
+    for child in _children():
+        with contextlib.suppress(OSError):
+            os.killpg(child, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
+    for folder in list(getattr(_POOL, "_scratch", {}).values()):
+        shutil.rmtree(folder, ignore_errors=True)
+    os._exit(1)
 
 
 def init_worker(limits: RunLimits, fresh: bool) -> None:
