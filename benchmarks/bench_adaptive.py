@@ -48,7 +48,7 @@ class NoisyHeuristic:
         return legal[policy.choose(state.observation(seat), legal)]
 
 
-def simulate(config: LeagueConfig, budget: int) -> tuple[int, bool]:
+def simulate(config: LeagueConfig, budget: int, by: str = "conservative") -> tuple[int, bool]:
     """(matches until the ranking is right for good, whether it was right at the end)."""
     spec = get_game("take5")
     env = config.rating.environment()
@@ -86,7 +86,10 @@ def simulate(config: LeagueConfig, budget: int) -> tuple[int, bool]:
         ratings.rate_batch(outcomes)
         snapshots[batch] = {g: dict(r) for g, r in ratings.ratings.items()}
         played += len(matches)
-        order = [s.bot for s in ratings.standings("take5")]
+        standings = ratings.standings("take5")
+        if by == "mu":
+            standings = sorted(standings, key=lambda s: (-s.mu, s.bot))
+        order = [s.bot for s in standings]
         right = order == bots
         if right and settled_at is None:
             settled_at = played
@@ -102,6 +105,12 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1200)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--batch", type=int, default=8, help="min_batch_matches")
+    parser.add_argument(
+        "--by",
+        choices=["conservative", "mu"],
+        default="conservative",
+        help="rank by the conservative rating (as the league does) or by mu",
+    )
     parser.add_argument("--modes", nargs="*", default=None, help="which modes (default all)")
     args = parser.parse_args()
     base = LeagueConfig(
@@ -116,7 +125,7 @@ def main() -> None:
     }
     print(
         f"{len(NOISE)} players, noise {NOISE}, {args.seats} seats, budget {args.budget} "
-        f"matches, {args.leagues} leagues per mode"
+        f"matches, {args.leagues} leagues per mode, ranked by {args.by}"
     )
     results: dict[str, list[int]] = {}
     for name, overrides in modes.items():
@@ -127,7 +136,7 @@ def main() -> None:
         settled = 0
         for seed in range(args.leagues):
             config = replace(base, seed=seed, schedule=replace(base.schedule, **overrides))
-            n, ok = simulate(config, args.budget)
+            n, ok = simulate(config, args.budget, args.by)
             needed.append(n)
             settled += ok
         results[name] = needed

@@ -260,3 +260,18 @@ def test_fresh_processes_start_a_bot_per_seat_and_change_no_result(tmp_path: Pat
     assert persistent <= 2
     assert started == seats
     assert fingerprint(kept) == fingerprint(fresh)
+
+
+def test_a_single_file_bot_is_copied_and_run_from_the_league(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", ["builtin:first"], budget=12)
+    source = write_bot(tmp_path / "src", "solo") / "bot.py"
+    single = tmp_path / "lonely.py"
+    single.write_bytes(source.read_bytes())
+    with League.open(folder) as lg:
+        entered = lg.submit(str(single))
+        assert entered.entrant.name == "lonely"
+        assert entered.entrant.games == ("take5",)
+        copied = folder / entered.entrant.source
+        assert copied.is_file() and copied.read_bytes() == single.read_bytes()
+    single.unlink()  # the league runs its own copy
+    assert play(folder, 1) == 12
