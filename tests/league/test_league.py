@@ -275,3 +275,36 @@ def test_a_single_file_bot_is_copied_and_run_from_the_league(tmp_path: Path) -> 
         assert copied.is_file() and copied.read_bytes() == single.read_bytes()
     single.unlink()  # the league runs its own copy
     assert play(folder, 1) == 12
+
+
+def test_solo_tables_give_a_score_table_and_no_ratings(tmp_path: Path) -> None:
+    from tests.league.helpers import write_config
+
+    folder = tmp_path / "l"
+    write_config(
+        folder,
+        """\
+        seed = 3
+        [games.ten]
+        seats = [1, 2]
+        [schedule]
+        max_matches = 16
+        min_batch_matches = 4
+        """,
+    )
+    with League.open(folder) as lg:
+        for bot in ("builtin:random", "builtin:first"):
+            lg.submit(bot, check=False)
+    play(folder, 2)
+    with League.open(folder) as lg:
+        summary = lg.summary()
+        solo = summary["games"]["ten"]["solo"]
+        assert {r["name"] for r in solo} == {"builtin-random", "builtin-first"}
+        assert all(r["matches"] >= 1 for r in solo)
+        means = [r["mean_score"] for r in solo]
+        assert means == sorted(means, reverse=True)  # higher is better by default
+        rated = summary["games"]["ten"]["ratings"]
+        # ratings come from the two-seat tables only: a bot's matches there
+        outcomes = lg.store.outcomes()
+        two = sum(1 for o in outcomes if len(o.bots) == 2)
+        assert two > 0 and sum(r["matches"] for r in rated) == 2 * two
