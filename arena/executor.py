@@ -108,6 +108,14 @@ def play_chunk(specs: Sequence[MatchSpec]) -> ChunkResult:
     return ChunkResult(records, _POOL.started - before + fresh_started)
 
 
+def _worker_pids(pool: Any) -> set[int]:
+    return {p.pid for p in getattr(pool, "_pool", [])}
+
+
+class WorkerLost(Exception):
+    """A worker died without returning its chunk; what was committed stays."""
+
+
 class Interrupted(Exception):
     """The run was stopped (Ctrl-C); what was committed stays, the next run resumes."""
 
@@ -204,6 +212,7 @@ def run_league(
     )
     in_flight = 0
     stop_after = max_new
+    workers_at_start = _worker_pids(pool)
     try:
         while pending or in_flight:
             while pending and in_flight < 2 * workers and (stop_after is None or stop_after > 0):
@@ -227,6 +236,12 @@ def run_league(
                 item = results.get(timeout=1.0)
             except queue.Empty:
                 bar.update(done)
+                if _worker_pids(pool) != workers_at_start:
+                    # multiprocess replaces a worker that died (killed, out of memory) but
+                    # never reports its task: stop rather than wait for it forever.
+                    raise WorkerLost(
+                        "a worker process died unexpectedly; run again to resume"
+                    ) from None
                 continue
             in_flight -= 1
             if isinstance(item, BaseException):

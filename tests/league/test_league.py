@@ -308,3 +308,24 @@ def test_solo_tables_give_a_score_table_and_no_ratings(tmp_path: Path) -> None:
         outcomes = lg.store.outcomes()
         two = sum(1 for o in outcomes if len(o.bots) == 2)
         assert two > 0 and sum(r["matches"] for r in rated) == 2 * two
+
+
+def test_a_worker_killed_mid_run_stops_the_run_and_the_next_run_completes(tmp_path: Path) -> None:
+    from arena.executor import WorkerLost, _children
+
+    bots = entrants(tmp_path)
+    whole = small_league(tmp_path / "whole", bots)
+    broken = small_league(tmp_path / "broken", bots)
+    play(whole, 2)
+    killed: list[int] = []
+
+    def kill_a_worker(record: object) -> None:
+        if not killed:
+            workers = [p for p in _children() if Path(f"/proc/{p}/cmdline").exists()]
+            killed.append(workers[0])
+            os.kill(workers[0], signal.SIGKILL)
+
+    with League.open(broken) as lg, pytest.raises(WorkerLost):
+        run_league(lg, 2, progress=None, on_record=kill_a_worker)
+    play(broken, 2)
+    assert fingerprint(broken) == fingerprint(whole)
