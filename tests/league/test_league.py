@@ -329,3 +329,11 @@ def test_a_worker_killed_mid_run_stops_the_run_and_the_next_run_completes(tmp_pa
         run_league(lg, 2, progress=None, on_record=kill_a_worker)
     play(broken, 2)
     assert fingerprint(broken) == fingerprint(whole)
+
+
+def test_symbolic_links_in_a_bot_folder_are_refused(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", [])
+    bot = write_bot(tmp_path / "src", "linky")
+    (bot / "secret").symlink_to("/etc/hostname")
+    with League.open(folder) as lg, pytest.raises(LeagueError, match="symbolic link"):
+        lg.submit(str(bot), check=False)
