@@ -111,6 +111,28 @@ def test_hello_and_bye_validate() -> None:
 MATCH_CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
     "take5": [(4, {}), (4, {"professional": True, "tactics": True}), (10, {"max_rounds": 1})],
     "ten": [(1, {}), (3, {}), (5, {})],
+    # random seats rarely finish a phase: caps keep the matches short
+    "phase10": [
+        (2, {"max_hands": 3, "max_turns": 20}),
+        (4, {"max_hands": 2, "max_turns": 12, "skip_next": True, "final_discard": True}),
+        (6, {"max_hands": 2, "max_turns": 8, "pick_phase": True, "natural_per_phase": True}),
+        (3, {"first_phases": 1, "all_advance": True, "max_turns": 1}),
+    ],
+}
+
+# Options for the in-process games that look for every event type (default: the match cases').
+COVERAGE_OPTIONS: dict[str, list[dict[str, Any]]] = {
+    "phase10": [
+        {"max_hands": 3, "max_turns": 30},
+        {"first_phases": 1, "all_advance": True, "max_turns": 1},  # tie-break hands
+        {"first_phases": 1, "all_advance": True, "max_turns": 2, "tiebreak": "lay"},
+    ],
+}
+
+# Event types random play does not reach, with a real example of each to validate instead.
+RARE_EVENTS: dict[str, list[dict[str, Any]]] = {
+    # a seat that can draw from neither pile (tests/games/test_phase10_rules.py builds one)
+    "phase10": [{"type": "blocked", "hand": 1, "seat": 0}],
 }
 
 # Actions each game's schema must refuse (every game needs an entry).
@@ -131,6 +153,26 @@ BAD_ACTIONS: dict[str, list[Any]] = {
         {"card": "X5"},
         {"pay": "token"},
         ["draw"],
+    ],
+    "phase10": [
+        "pass",
+        "S",
+        7,
+        None,
+        {"lay": 0},
+        {"lay": 11},
+        {"set": 13},
+        {"run": 0},
+        {"colour": "W"},
+        {"add": "S"},
+        {"add": "R13"},
+        {"hit": 0},
+        {"hit": -1, "card": "R5"},
+        {"hit": 0, "card": "R5", "end": "middle"},
+        {"discard": "R5", "target": 1},
+        {"discard": "X"},
+        {"discard": "S", "target": 6},
+        {"lay": 1, "set": 3},
     ],
 }
 
@@ -201,9 +243,9 @@ def test_every_event_type_of_a_schema_occurs(game: str) -> None:
     nothing else does (the real matches above validate every event; here a few of each type)."""
     spec = GAMES[game]
     seen: dict[str, int] = {}
-    option_sets = [options for _, options in MATCH_CASES.get(game, [])] or [{}]
+    option_sets = COVERAGE_OPTIONS.get(game) or [o for _, o in MATCH_CASES.get(game, [])] or [{}]
     for seats in range(spec.min_seats, spec.max_seats + 1):
-        for seed in range(2):
+        for seed in range(2 * len(option_sets)):
             state = spec.new(seed, seats, option_sets[seed % len(option_sets)])
             rng = random.Random(seed)
             while not state.is_over():
@@ -214,7 +256,10 @@ def test_every_event_type_of_a_schema_occurs(game: str) -> None:
                     seen[event["type"]] = seen.get(event["type"], 0) + 1
                     if seen[event["type"]] <= 3:
                         validate_fast(event, f"games/{game}.json#/$defs/event")
-    assert set(seen) == event_types(game)
+    rare = RARE_EVENTS.get(game, [])
+    for event in rare:
+        validate(event, f"games/{game}.json#/$defs/event")
+    assert set(seen) | {event["type"] for event in rare} == event_types(game)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
