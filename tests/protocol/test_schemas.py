@@ -80,6 +80,11 @@ def validate_fast(instance: Any, ref: str) -> None:
     fast_validator(ref).validate(instance)
 
 
+def refused(instance: Any, ref: str) -> bool:
+    """Whether both ways of validating refuse ``instance``."""
+    return not validator(ref).is_valid(instance) and not fast_validator(ref).is_valid(instance)
+
+
 def test_every_schema_is_a_valid_schema() -> None:
     for path in SCHEMAS.rglob("*.json"):
         jsonschema.Draft202012Validator.check_schema(json.loads(path.read_text()))
@@ -273,14 +278,13 @@ def test_each_game_schema_refuses_a_malformed_observation_or_action(game: str) -
     validate(observation, games + "observation")
     for key in observation:
         missing = {k: v for k, v in observation.items() if k != key}
-        with pytest.raises(jsonschema.ValidationError):
-            validate(missing, games + "observation")
+        assert refused(missing, games + "observation"), f"without {key}"
     for bad in ({**observation, "bogus": 1}, {**observation, "seat": "0"}, [observation], None):
-        with pytest.raises(jsonschema.ValidationError):
-            validate(bad, games + "observation")
+        assert refused(bad, games + "observation"), bad
+    for action in state.legal(seat):
+        validate(action, games + "action")
     for action in BAD_ACTIONS[game]:
-        with pytest.raises(jsonschema.ValidationError):
-            validate(action, games + "action")
+        assert refused(action, games + "action"), action
 
 
 def test_schemas_refuse_what_the_protocol_refuses() -> None:
