@@ -121,7 +121,7 @@ def test_no_draw_possible_ends_the_hand_blocked() -> None:
     # seat 0 faces an empty draw pile and a Skip on the discard pile: the hand ends
     blocked = [e for e in state.public_events() if e["type"] == "blocked"]
     assert blocked == [{"type": "blocked", "hand": 1, "seat": 0}]
-    end = [e for e in state.public_events() if e["type"] == "hand_end"][0]
+    end = next(e for e in state.public_events() if e["type"] == "hand_end")
     assert end["out"] is None and end["points"][1] == 25
     assert state.result().details["blocked_hands"] == 1 if state.is_over() else state.hand_no == 2
 
@@ -569,7 +569,7 @@ def test_turn_cap_ends_the_hand_and_is_recorded() -> None:
     assert caps[1] == {"type": "cap", "kind": "hands", "hand": 1}
     details = state.result().details
     assert details["capped"] == "hands" and details["turn_capped_hands"] == 1
-    end = [e for e in state.public_events() if e["type"] == "hand_end"][0]
+    end = next(e for e in state.public_events() if e["type"] == "hand_end")
     assert end["out"] is None and all(p > 0 for p in end["points"])
 
 
