@@ -25,7 +25,6 @@ lay-down the hand allows is reachable through these steps, and no step leads to 
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -75,13 +74,19 @@ def phase_sequence(parity: str, first: int | None) -> tuple[int, ...]:
     return tuple(phases[:first] if first is not None else phases)
 
 
-def is_listed(action: JSON, legal: list[Action]) -> bool:
-    """Whether ``action`` is in ``legal`` as JSON (so ``true`` is not ``1``)."""
-    try:
-        text = json.dumps(action, sort_keys=True)
-    except (TypeError, ValueError):
+def same_json(a: JSON, b: JSON) -> bool:
+    """Equal as JSON values: same types all the way down (so ``true`` is not ``1``)."""
+    if type(a) is not type(b):
         return False
-    return any(text == json.dumps(a, sort_keys=True) for a in legal)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def is_listed(action: JSON, legal: list[Action]) -> bool:
+    return any(same_json(action, a) for a in legal)
 
 
 def hand_points(hand: list[str]) -> int:

@@ -34,9 +34,25 @@ def full_deck() -> list[str]:
     return naturals + [WILD] * 8 + [SKIP] * 4
 
 
+def _number(card: str) -> int:
+    return int(card[1:]) if len(card) > 1 else 0
+
+
+def _order(card: str) -> tuple[int, int]:
+    if card == WILD:
+        return (4, 0)
+    if card == SKIP:
+        return (5, 0)
+    return (COLOURS.index(card[0]), _number(card))
+
+
+NUMBERS: Final[dict[str, int]] = {card: _number(card) for card in full_deck()}
+ORDER: Final[dict[str, tuple[int, int]]] = {card: _order(card) for card in full_deck()}
+
+
 def number(card: str) -> int:
     """The number of a natural card (0 for a Wild or a Skip)."""
-    return int(card[1:]) if len(card) > 1 else 0
+    return NUMBERS[card]
 
 
 def colour(card: str) -> str:
@@ -59,11 +75,7 @@ def points(card: str) -> int:
 
 def card_order(card: str) -> tuple[int, int]:
     """A sort key: by colour, then number; Wilds, then Skips, last."""
-    if card == WILD:
-        return (4, 0)
-    if card == SKIP:
-        return (5, 0)
-    return (COLOURS.index(colour(card)), number(card))
+    return ORDER[card]
 
 
 def sort_cards(cards: Iterable[str]) -> list[str]:
