@@ -17,6 +17,7 @@ from itertools import combinations
 
 import pytest
 
+from arena.games import Action
 from arena.games.phase10 import LayDown, Phase10State
 from arena.games.phase10_groups import Group
 from tests.games.test_phase10_helpers import build
@@ -221,7 +222,12 @@ def step_lay_downs(state: Phase10State, seat: int) -> set[tuple[Laid, ...]]:
                     laid.append(("colour", data["c"], tuple(sorted(group.cards))))
             found.add(tuple(laid))
             return
-        key = (tuple(sorted(state.hands[seat])), repr(state.laying))
+        lay = state.laying
+        groups = [*lay.groups, *([lay.open] if lay.open else [])]
+        shape = tuple(
+            (g.kind, g.key, tuple(g.cards if g.kind == "run" else sorted(g.cards))) for g in groups
+        )
+        key = (tuple(sorted(state.hands[seat])), lay.open is None, shape)
         if key in visited:  # the same cards reached in another order
             return
         visited.add(key)
@@ -276,3 +282,24 @@ def test_brute_force_sees_known_answers() -> None:
         (("run", 1, ("W", "R2", "R3", "R4", "R5", "R6", "R7")),),
         (("run", 2, ("R2", "R3", "R4", "R5", "R6", "R7", "W")),),
     }
+
+
+def test_many_lay_downs_but_short_lists() -> None:
+    # Two sets from four 5s, four 7s and three Wilds: 1,904 distinct complete lay-downs (one
+    # legal list of whole lay-downs would hold them all), yet each step offers a handful.
+    hand = ["R5", "B5", "G5", "Y5", "R7", "B7", "G7", "Y7", "W", "W", "W"]
+    expected = brute_lay_downs(1, hand)
+    assert len(expected) == 1904
+    state = state_for(1, [*hand, "S"], False, False)
+    state.apply(0, {"lay": 1})
+    sizes: list[int] = []
+    original = state.legal
+
+    def measured(seat: int) -> list[Action]:
+        legal = original(seat)
+        sizes.append(len(legal))
+        return legal
+
+    state.legal = measured  # type: ignore[method-assign]
+    assert step_lay_downs(state, 0) == expected
+    assert max(sizes) <= 8, max(sizes)
