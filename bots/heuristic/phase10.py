@@ -54,10 +54,10 @@ def progress(phase: int, hand: list[str]) -> float:
     needs = PHASES[phase]
     missing = 0
     if needs[0][0] == "colour":
-        counts = Counter(c[0] for c in naturals)
-        best = max(counts.values(), default=0)
+        by_colour = Counter(c[0] for c in naturals)
+        best = max(by_colour.values(), default=0)
         missing = max(0, needs[0][1] - best)
-        return -max(0, missing - wilds) * 10 + best * 0.5
+        return -max(0, missing - wilds) * 10.0 + best * 0.5
     by_number = Counter(number(c) for c in naturals)
     bonus = 0.0
     sets = sorted((size for kind, size in needs if kind == "set"), reverse=True)
@@ -94,12 +94,12 @@ def fits(group: dict[str, Any], card: str) -> bool:
     if card == "S":
         return False
     if card == "W":
-        return group["kind"] != "run" or group["lo"] > 1 or group["hi"] < 12
+        return bool(group["kind"] != "run" or group["lo"] > 1 or group["hi"] < 12)
     if group["kind"] == "set":
-        return number(card) == group["n"]
+        return bool(number(card) == group["n"])
     if group["kind"] == "colour":
-        return card[0] == group["c"]
-    return number(card) in (group["lo"] - 1, group["hi"] + 1)
+        return bool(card[0] == group["c"])
+    return number(card) in (int(group["lo"]) - 1, int(group["hi"]) + 1)
 
 
 def choose_draw(obs: dict[str, Any], legal: list[Any]) -> int:
@@ -134,10 +134,10 @@ def choose_lay(obs: dict[str, Any], legal: list[Any]) -> int:
 
     def weight(action: dict[str, Any]) -> float:
         if "set" in action:
-            return by_number[action["set"]]
+            return float(by_number[action["set"]])
         if "colour" in action:
-            return by_colour[action["colour"]]
-        lo = action["run"]
+            return float(by_colour[action["colour"]])
+        lo = int(action["run"])
         return sum(1 for v in range(lo, lo + 9) if by_number[v]) - lo * 0.01
 
     return max(range(len(legal)), key=lambda i: weight(legal[i]))

@@ -72,6 +72,7 @@ def test_checked_playouts(seed: int, seats: int, chooser: int, which: int) -> No
 def test_whole_games_end_with_every_card_accounted(seed: int, seats: int, which: int) -> None:
     options = {**OPTION_SETS[which], "first_phases": 3}
     state, _ = random_playout(SPEC, seed, seats, options, each_step=accounted)
+    assert isinstance(state, Phase10State)
     details = state.result().details
     assert details["capped"] == "hands" or max(details["phases"]) == len(state.sequence)
     assert all(0 <= p <= len(state.sequence) for p in details["phases"])

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from arena.games import IllegalActionError, OptionError
+from arena.games import JSON, IllegalActionError, OptionError
 from arena.games.phase10 import SPEC, Phase10State, phase_sequence
 from arena.games.phase10_groups import full_deck, points
 from tests.games.test_phase10_helpers import build, card_count, lay
@@ -128,7 +128,9 @@ def test_no_draw_possible_ends_the_hand_blocked() -> None:
 
 # -- laying down each phase ------------------------------------------------------------------
 
-PHASE_HANDS = {
+LayGroups = list[tuple[dict[str, object], list[str]]]
+
+PHASE_HANDS: dict[int, LayGroups] = {
     1: [({"set": 5}, ["R5", "B5", "G5"]), ({"set": 7}, ["R7", "B7", "Y7"])],
     2: [({"set": 5}, ["R5", "B5", "G5"]), ({"run": 3}, ["R3", "B4", "Y5", "G6"])],
     3: [({"set": 8}, ["R8", "B8", "G8", "Y8"]), ({"run": 3}, ["R3", "B4", "Y5", "G6"])],
@@ -142,9 +144,7 @@ PHASE_HANDS = {
 }
 
 
-def with_wilds(
-    groups: list[tuple[dict[str, object], list[str]]],
-) -> list[tuple[dict[str, object], list[str]]]:
+def with_wilds(groups: LayGroups) -> LayGroups:
     """The same groups with their second card (and a run's last card) replaced by Wilds."""
     out = []
     for opening, cards in groups:
@@ -585,11 +585,19 @@ def test_unknown_option_and_bad_values_are_refused() -> None:
 
 def test_illegal_actions_raise() -> None:
     state = build(2, {0: ["R1", "R2"]}, step="draw")
-    for seat, action in [(1, "draw"), (0, "discard"), (0, {"discard": "R1"}), (0, None), (0, 1)]:
+    attempts: list[tuple[int, JSON]] = [
+        (1, "draw"),
+        (0, "discard"),
+        (0, {"discard": "R1"}),
+        (0, None),
+        (0, 1),
+    ]
+    for seat, action in attempts:
         with pytest.raises(IllegalActionError):
             state.apply(seat, action)
     state.apply(0, "draw")
-    for action in [{"discard": "B12"}, {"discard": "R1", "target": 1}, "draw", {"lay": 1}]:
+    wrong: list[JSON] = [{"discard": "B12"}, {"discard": "R1", "target": 1}, "draw", {"lay": 1}]
+    for action in wrong:
         with pytest.raises(IllegalActionError):
             state.apply(0, action)
     with pytest.raises(IllegalActionError):
