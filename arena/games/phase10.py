@@ -28,6 +28,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Final
 
 from arena.games.base import (
@@ -65,6 +66,16 @@ from arena.games.phase10_groups import (
 
 DRAW: Final = "draw"
 TAKE: Final = "take"
+
+
+class Step(StrEnum):
+    """The decision the seat to move faces (the observation's ``decision``)."""
+
+    DRAW = "draw"
+    PLAY = "play"
+    LAY = "lay"
+
+
 END: Final = "end"
 
 
@@ -146,8 +157,10 @@ class Phase10State(State):
         self.laid: list[int | None] = [None] * seats
         """The phase each seat laid down this hand (None: not down)."""
         self.skip_waiting = [False] * seats
+        self.known: list[list[str]] = [[] for _ in range(seats)]
+        """Cards each seat took from the discard pile this hand and still holds (public)."""
         self.turn = 0
-        self.step = DRAW
+        self.step = Step.DRAW
         self.laying: LayDown | None = None
         self.laid_this_turn = False
         self.turns = 0
@@ -180,6 +193,7 @@ class Phase10State(State):
         self.table = []
         self.laid = [None] * self.seats
         self.skip_waiting = [False] * self.seats
+        self.known = [[] for _ in range(self.seats)]
         self.laying = None
         self.turns = 0
         upcard = self.discard_pile[-1]
@@ -210,7 +224,7 @@ class Phase10State(State):
             return
         self.turns += 1
         self.turn = seat
-        self.step = DRAW
+        self.step = Step.DRAW
         self.laid_this_turn = False
         if not self._can_draw() and not self._can_take():
             self.blocked_hands += 1
@@ -420,9 +434,9 @@ class Phase10State(State):
     def _compute_legal(self) -> list[Action]:
         seat = self.turn
         hand = self.hands[seat]
-        if self.step == DRAW:
+        if self.step is Step.DRAW:
             return ([DRAW] if self._can_draw() else []) + ([TAKE] if self._can_take() else [])
-        if self.step == "lay":
+        if self.step is Step.LAY:
             return self._lay_actions(hand)
         actions: list[Action] = []
         if self.laid[seat] is None:
@@ -455,7 +469,7 @@ class Phase10State(State):
         if seat != self.turn:
             raise self.illegal(seat, action, f"it is seat {self.turn}'s turn")
         if not is_listed(action, self.legal(seat)):
-            raise self.illegal(seat, action, f"not among the legal actions for {self.step!r}")
+            raise self.illegal(seat, action, f"not among the legal actions to {self.step.value}")
         self._legal = None
         hand = self.hands[seat]
         if action == DRAW:
@@ -463,16 +477,17 @@ class Phase10State(State):
         elif action == TAKE:
             card = self.discard_pile.pop()
             hand.append(card)
+            self.known[seat].append(card)
             self.emit({"type": "take", "seat": seat, "card": card})
             self._after_draw(seat)
         elif action == END:
             self._close_group(seat)
         elif "lay" in action:
             self.laying = LayDown(action["lay"])
-            self.step = "lay"
+            self.step = Step.LAY
         elif "add" in action:
             assert self.laying is not None and self.laying.open is not None
-            hand.remove(action["add"])
+            self._give_up(seat, action["add"])
             self.laying.open.cards.append(action["add"])
         elif "hit" in action:
             self._hit(seat, action)
@@ -483,6 +498,12 @@ class Phase10State(State):
             ((kind, key),) = action.items()
             index = COLOURS.index(key) + 1 if kind == "colour" else key
             self.laying.open = Group(seat, Kind(kind), index, [])
+
+    def _give_up(self, seat: int, card: str) -> None:
+        """Take ``card`` out of the seat's hand (it goes on the table or the discard pile)."""
+        self.hands[seat].remove(card)
+        if card in self.known[seat]:
+            self.known[seat].remove(card)
 
     def _draw(self, seat: int) -> None:
         if not self.draw_pile:
@@ -499,7 +520,7 @@ class Phase10State(State):
 
     def _after_draw(self, seat: int) -> None:
         self.hands[seat] = sort_cards(self.hands[seat])
-        self.step = "play"
+        self.step = Step.PLAY
 
     def _close_group(self, seat: int) -> None:
         lay = self.laying
@@ -509,7 +530,7 @@ class Phase10State(State):
         if len(lay.groups) < len(PHASES[lay.phase]):
             return
         self.laying = None
-        self.step = "play"
+        self.step = Step.PLAY
         first = len(self.table)
         self.table.extend(lay.groups)
         self.laid[seat] = lay.phase
@@ -531,7 +552,7 @@ class Phase10State(State):
     def _hit(self, seat: int, action: dict[str, JSON]) -> None:
         group = self.table[action["hit"]]
         card = action["card"]
-        self.hands[seat].remove(card)
+        self._give_up(seat, card)
         if action.get("end") == "low":
             group.key -= 1
             group.cards.insert(0, card)
@@ -546,7 +567,7 @@ class Phase10State(State):
 
     def _discard(self, seat: int, action: dict[str, JSON]) -> None:
         card = action["discard"]
-        self.hands[seat].remove(card)
+        self._give_up(seat, card)
         self.discard_pile.append(card)
         target = action.get("target")
         self.emit({"type": "discard", "seat": seat, "card": card, "target": target})
@@ -566,7 +587,7 @@ class Phase10State(State):
     def observation(self, seat: int) -> dict[str, JSON]:
         deciding = not self.over and seat == self.turn
         return {
-            "decision": self.step if deciding else None,
+            "decision": self.step.value if deciding else None,
             "seat": seat,
             "hand_no": self.hand_no,
             "dealer": self.dealer,
@@ -587,6 +608,7 @@ class Phase10State(State):
             "totals": list(self.totals),
             "laid": list(self.laid),
             "skip_waiting": list(self.skip_waiting),
+            "known": [sort_cards(k) for k in self.known],
         }
 
     def is_over(self) -> bool:
@@ -622,7 +644,7 @@ class Phase10State(State):
             "hand_no": self.hand_no,
             "dealer": self.dealer,
             "turn": self.turn,
-            "step": self.step,
+            "step": self.step.value,
             "turns": self.turns,
             "active": list(self.active),
             "tiebreak": None if self.tiebreak is None else list(self.tiebreak),
@@ -636,6 +658,7 @@ class Phase10State(State):
             "done": [list(d) for d in self.done],
             "totals": list(self.totals),
             "skip_waiting": list(self.skip_waiting),
+            "known": [list(k) for k in self.known],
             "over": self.over,
             "capped": self.capped,
         }
@@ -644,7 +667,7 @@ class Phase10State(State):
         top = self.discard_pile[-1] if self.discard_pile else "-"
         hand = " ".join(self.hands[self.turn])
         return (
-            f"hand {self.hand_no}, seat {self.turn} to {self.step}, discard top {top}, "
+            f"hand {self.hand_no}, seat {self.turn} to {self.step.value}, discard top {top}, "
             f"hand [{hand}], {len(self.table)} groups down"
         )
 
@@ -653,13 +676,17 @@ class Phase10State(State):
         assert isinstance(copy, Phase10State)
         others = [s for s in copy.active if s != seat]
         pool = list(copy.draw_pile)
+        unknown: dict[int, int] = {}
         for s in others:
-            pool.extend(copy.hands[s])
+            rest = list(copy.hands[s])
+            for card in copy.known[s]:  # cards publicly taken stay where everyone saw them go
+                rest.remove(card)
+            unknown[s] = len(rest)
+            pool.extend(rest)
         rng.shuffle(pool)
         for s in others:
-            size = len(copy.hands[s])
-            copy.hands[s] = sort_cards(pool[:size])
-            del pool[:size]
+            copy.hands[s] = sort_cards([*copy.known[s], *pool[: unknown[s]]])
+            del pool[: unknown[s]]
         copy.draw_pile = pool
         copy._legal = None
         return copy

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from arena.games import JSON
-from arena.games.phase10 import SPEC, Phase10State
+from arena.games.phase10 import SPEC, Phase10State, Step
 from arena.games.phase10_groups import Group, Kind, full_deck, sort_cards
 
 GroupSpec = tuple[int, str, int, Sequence[str]]
@@ -49,7 +49,7 @@ def build(
     state.discard_pile = list(discard)
     state.table = [Group(o, Kind(k), key, list(cards)) for o, k, key, cards in table]
     state.turn = turn
-    state.step = step
+    state.step = Step(step)
     state.laid = [None] * seats
     for seat, phase in (laid or {}).items():
         state.laid[seat] = phase

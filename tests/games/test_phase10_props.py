@@ -97,3 +97,22 @@ def test_resample_keeps_sizes_and_changes_hidden_cards() -> None:
     assert [len(h) for h in other.hands] == [len(h) for h in state.hands]
     assert other.hands[1:] != state.hands[1:]
     assert card_count(other) == DECK
+
+
+def test_resample_keeps_cards_seen_taken_from_the_discard_pile() -> None:
+    state = SPEC.new(11, 3)
+    assert isinstance(state, Phase10State)
+    while "take" not in state.legal(state.turn):
+        seat = state.turn
+        state.apply(seat, "draw")
+        state.apply(seat, next(a for a in state.legal(seat) if "discard" in a))
+    taker = state.turn
+    card = state.discard_pile[-1]
+    state.apply(taker, "take")
+    assert state.observation((taker + 1) % 3)["known"][taker] == [card]
+    for k in range(20):
+        other = state.resample_hidden((taker + 1) % 3, random.Random(k))
+        assert isinstance(other, Phase10State)
+        assert card in other.hands[taker]
+    state.apply(taker, {"discard": card})
+    assert state.known[taker] == []

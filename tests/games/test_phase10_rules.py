@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from arena.games import JSON, IllegalActionError, OptionError
-from arena.games.phase10 import SPEC, Phase10State, phase_sequence
+from arena.games.phase10 import SPEC, Phase10State, Step, phase_sequence
 from arena.games.phase10_groups import full_deck, points
 from tests.games.test_phase10_helpers import build, card_count, lay
 
@@ -483,7 +483,7 @@ def test_tie_on_phase_ten_plays_a_tie_break_hand() -> None:
     assert state._phases_open(state.turn) == [10]
     # play it out: seat 1 goes out by discarding its last card
     state.hands[1] = ["G4"]
-    state.turn, state.step, state.laid = 1, "play", [None, 10, None]
+    state.turn, state.step, state.laid = 1, Step.PLAY, [None, 10, None]
     state._legal = None
     state.apply(1, {"discard": "G4"})
     assert state.is_over()
@@ -507,7 +507,7 @@ def test_tie_break_by_laying_down_option() -> None:
     state = tie_position(tiebreak="lay")
     cards = ["R4", "B4", "G4", "Y4", "R4", "R6", "B6", "G6"]
     state.hands[0] = [*cards, "Y1"]
-    state.turn, state.step = 0, "play"
+    state.turn, state.step = 0, Step.PLAY
     state._legal = None
     lay(state, 0, 10, PHASE_HANDS[10])
     assert state.is_over()
@@ -547,7 +547,7 @@ def test_pick_a_phase_option() -> None:
     state.apply(0, {"discard": "R12"})
     assert state.turn == 1
     state.hands[1] = ["B1"]
-    state.step = "play"
+    state.step = Step.PLAY
     state._legal = None
     state.apply(1, {"discard": "B1"})
     assert state.done[0] == [2, 3]

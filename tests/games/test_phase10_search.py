@@ -18,7 +18,7 @@ from itertools import combinations
 import pytest
 
 from arena.games import Action
-from arena.games.phase10 import LayDown, Phase10State
+from arena.games.phase10 import LayDown, Phase10State, Step
 from arena.games.phase10_groups import Group
 from tests.games.test_phase10_helpers import build
 
@@ -241,7 +241,7 @@ def step_lay_downs(state: Phase10State, seat: int) -> set[tuple[Laid, ...]]:
             state.hands[seat] = list(hand)
             state.laying = copy_lay(laying)
             del state.table[first:]
-            state.step, state.laid[seat], state.laid_this_turn = "lay", None, False
+            state.step, state.laid[seat], state.laid_this_turn = Step.LAY, None, False
             del state.log[log:]
             state._legal = None
 
