@@ -105,9 +105,8 @@ def test_reshuffle_when_the_draw_pile_runs_out() -> None:
     state.apply(0, "draw")
     assert state.discard_pile == ["G4"]
     assert len(state.draw_pile) == 2 and len(state.hands[0]) == 3
-    assert sorted([*state.draw_pile, state.hands[0][-1]]) == ["G1", "G2", "G3"] or (
-        set(state.hands[0]) - {"R1", "R2"} <= {"G1", "G2", "G3"}
-    )
+    (drawn,) = [c for c in state.hands[0] if c not in ("R1", "R2")]
+    assert sorted([*state.draw_pile, drawn]) == ["G1", "G2", "G3"]
     assert {"type": "reshuffle", "cards": 3} in state.public_events()
     assert sum(card_count(state).values()) == 108
 
@@ -610,6 +609,9 @@ def test_observation_shows_only_what_the_seat_may_see() -> None:
     assert obs["seat"] == 2 and obs["hand"] == state.hands[2]
     assert obs["decision"] is None and state.observation(state.turn)["decision"] == "draw"
     assert obs["hand_sizes"] == [10, 10, 10]
-    text = repr(obs)
-    assert "draw_pile" not in obs and "hands" not in obs
-    assert str(state.hands[0]) not in text or state.hands[0] == state.hands[2]
+    assert set(obs) == {
+        "decision", "seat", "hand_no", "dealer", "turn", "turns", "sequence", "active",
+        "tiebreak", "hand", "table", "laying", "discard_top", "discard_size", "draw_size",
+        "phase", "completed", "hand_sizes", "totals", "laid", "skip_waiting", "known",
+    }  # fmt: skip
+    assert obs["known"] == [[], [], []]
