@@ -334,6 +334,11 @@ class Phase10State(State):
         """Cards a seat must keep after laying down or hitting (one for the final discard)."""
         return 1 if self.final_discard else 0
 
+    def _pool_keep(self, hand: list[str]) -> int:
+        """Cards the pool must keep back: Skips are never laid and are not in the pool, so each
+        Skip in hand already keeps a card."""
+        return max(0, self._keep() - hand.count(SKIP))
+
     def _reqs(self, lay: LayDown) -> tuple[tuple[Req, ...], bool]:
         """What the lay-down still needs, and whether any natural card is in it yet."""
         needs = PHASES[lay.phase]
@@ -358,7 +363,7 @@ class Phase10State(State):
         if not reqs and not natural_in:
             return False  # a phase with no natural card at all (possible only per phase)
         pool = pool_of(hand, by_colour(lay.phase))
-        return fits_phase(reqs, pool, self._keep(), self.natural_per_phase)
+        return fits_phase(reqs, pool, self._pool_keep(hand), self.natural_per_phase)
 
     def _lay_actions(self, hand: list[str]) -> list[Action]:
         lay = self.laying
@@ -444,7 +449,7 @@ class Phase10State(State):
             for phase, colour_pool in colours.items():
                 reqs = tuple(Req(n.kind, 0, n.size, True) for n in PHASES[phase])
                 pool = pool_of(hand, colour_pool)
-                if fits_phase(reqs, pool, self._keep(), self.natural_per_phase):
+                if fits_phase(reqs, pool, self._pool_keep(hand), self.natural_per_phase):
                     actions.append({"lay": phase})
         else:
             actions.extend(self._hit_actions(seat, hand))

@@ -373,6 +373,15 @@ def test_final_discard_option_keeps_a_card_after_laying_down() -> None:
     assert {"lay": 1} not in build(2, {0: cards}, options={"final_discard": True}).legal(0)
 
 
+def test_final_discard_option_counts_a_kept_skip() -> None:
+    cards = ["R10", "G10", "Y10", "W", "W", "W", "W", "W"]
+    nine = list(range(1, 10))
+    options = {"final_discard": True}
+    assert {"lay": 10} not in build(2, {0: cards}, options=options, done={0: nine}).legal(0)
+    state = build(2, {0: [*cards, "S"]}, options=options, done={0: nine})
+    assert {"lay": 10} in state.legal(0)
+
+
 def test_laying_down_every_card_goes_out() -> None:
     state = build(2, {0: ["R5", "B5", "G5", "R7", "B7", "Y7"]})
     lay(state, 0, 1, [({"set": 5}, ["R5", "B5", "G5"]), ({"set": 7}, ["R7", "B7", "Y7"])])

@@ -126,11 +126,23 @@ def random_hand(rng: random.Random, size: int) -> list[str]:
     numbers = range(low, min(12, low + rng.randint(2, 9)) + 1)
     colours = rng.sample("RBGY", rng.randint(1, 4))
     pool = [f"{c}{n}" for c in colours for n in numbers for _ in range(2)]
-    pool += ["W"] * rng.randint(0, 4) + ["S"] * rng.randint(0, 1)
+    pool += ["W"] * rng.choice((0, 1, 2, 3, 4, 6, 8)) + ["S"] * rng.randint(0, 1)
     if len(pool) < size or rng.random() < 0.3:  # sometimes the whole deck
         pool = [f"{c}{n}" for c in "RBGY" for n in range(1, 13) for _ in range(2)]
         pool += ["W"] * 8 + ["S"] * 4
     return rng.sample(pool, size)
+
+
+def wild_hand(rng: random.Random, size: int) -> list[str]:
+    """Many Wilds, naturals of one or two numbers, Skips: where the natural-card rule bites."""
+    hand = ["W"] * rng.randint(4, 8)
+    first, second = rng.sample(range(1, 13), 2)
+    hand += [f"{c}{first}" for c in rng.sample("RBGY", rng.randint(1, 3))]
+    hand += ["S"] * min(4, size - len(hand))
+    colours = iter(rng.sample("RBGY" * 2, 8))
+    while len(hand) < size:
+        hand.append(f"{next(colours)}{second}")
+    return hand[:size]
 
 
 def planted_hand(rng: random.Random, phase: int, extra: int) -> list[str]:
@@ -178,9 +190,14 @@ def state_for(
 def test_phase_detection_agrees_with_brute_force(final_discard: bool, per_phase: bool) -> None:
     rng = random.Random(f"detect {final_discard} {per_phase}")
     outcomes = {True: 0, False: 0}
-    for trial in range(160):
+    for trial in range(180):
         phase = rng.randint(1, 10)
-        hand = random_hand(rng, 11) if trial % 2 else planted_hand(rng, phase, 11)[:11]
+        if trial % 3 == 0:
+            hand = random_hand(rng, 11)
+        elif trial % 3 == 1:
+            hand = planted_hand(rng, phase, 11)[:11]
+        else:
+            hand = wild_hand(rng, 11)
         expected = brute_can_lay(phase, hand, 1 if final_discard else 0, per_phase)
         state = state_for(phase, hand, final_discard, per_phase)
         offered = {"lay": phase} in state.legal(0)
