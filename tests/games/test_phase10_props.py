@@ -116,3 +116,30 @@ def test_resample_keeps_cards_seen_taken_from_the_discard_pile() -> None:
         assert card in other.hands[taker]
     state.apply(taker, {"discard": card})
     assert state.known[taker] == []
+
+
+def test_tie_break_hands_in_random_play() -> None:
+    # Everyone advances and there is one phase: equal totals are common, so tie-break hands
+    # (only some seats dealt, the dealer possibly outside) are played out at random.
+    options = {"all_advance": True, "first_phases": 1, "max_turns": 6}
+    leak_rng = random.Random(5)
+    tie_breaks = 0
+
+    def check(state: State) -> None:
+        accounted(state)
+        check_interface_data(state)
+        assert isinstance(state, Phase10State)
+        if state.tiebreak is not None:
+            check_no_leak(state, leak_rng)
+            assert all(not state.hands[s] for s in range(3) if s not in state.tiebreak)
+
+    for seed in range(40):
+        state, _ = random_playout(SPEC, seed, 3, options, each_step=check)
+        assert isinstance(state, Phase10State)
+        if state.tiebreak is not None:
+            tie_breaks += 1
+            ranks = state.result().ranks
+            winner = state.tiebreak_winner
+            expected = [1 if winner in (None, s) else 2 for s in state.tiebreak]
+            assert [ranks[s] for s in state.tiebreak] == expected
+    assert tie_breaks >= 2
