@@ -445,12 +445,9 @@ class Phase10State(State):
             return self._lay_actions(hand)
         actions: list[Action] = []
         if self.laid[seat] is None:
-            colours = {p: by_colour(p) for p in self._phases_open(seat)}
-            for phase, colour_pool in colours.items():
-                reqs = tuple(Req(n.kind, 0, n.size, True) for n in PHASES[phase])
-                pool = pool_of(hand, colour_pool)
-                if fits_phase(reqs, pool, self._pool_keep(hand), self.natural_per_phase):
-                    actions.append({"lay": phase})
+            actions.extend(
+                {"lay": p} for p in self._phases_open(seat) if self._feasible(LayDown(p), hand)
+            )
         else:
             actions.extend(self._hit_actions(seat, hand))
         actions.extend(self._discard_actions(seat, hand))
