@@ -268,6 +268,19 @@ def test_every_event_type_of_a_schema_occurs(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
+def test_events_of_the_golden_playthrough_validate(game: str) -> None:
+    """The events recorded in ``seeds/GAME-golden.json`` (the documented playthrough)."""
+    path = SCHEMAS.parents[2] / "seeds" / f"{game}-golden.json"
+    if not path.is_file():
+        pytest.skip(f"no {path.name}")
+    golden = json.loads(path.read_text())
+    lists = [value for key, value in golden.items() if key.endswith("events")]
+    assert lists, f"no events in {path.name}"
+    for event in (event for events in lists for event in events):
+        validate_fast(event, f"games/{game}.json#/$defs/event")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_each_game_schema_refuses_a_malformed_observation_or_action(game: str) -> None:
     assert game in BAD_ACTIONS, f"add actions {game}'s schema must refuse to BAD_ACTIONS"
     spec = GAMES[game]
