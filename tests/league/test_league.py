@@ -14,7 +14,7 @@ import pytest
 
 from arena.executor import run_league
 from arena.league import League, LeagueError
-from tests.league.helpers import ROOT, fingerprint, small_league, write_bot
+from tests.league.helpers import ROOT, bot_processes, fingerprint, small_league, write_bot
 
 RANDOM_BOT = str(ROOT / "bots" / "random")
 
@@ -89,6 +89,11 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: int = 120) ->
     subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
     assert done_kills == kills
     assert fingerprint(killed) == fingerprint(whole)
+    # The orphaned workers of the killed runs notice and take their bots with them.
+    deadline = time.monotonic() + 15
+    while bot_processes(killed) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert bot_processes(killed) == []
 
 
 def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> None:
