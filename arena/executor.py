@@ -37,6 +37,8 @@ from arena.pool import BotPool
 from arena.store import Planned
 
 _POOL: BotPool | None = None
+_MATCH_POOL: BotPool | None = None
+"""The per-match pool while a match runs with fresh processes (for the SIGTERM clean-up)."""
 _FRESH = False
 _LIMITS: RunLimits | None = None
 
@@ -71,8 +73,9 @@ def _stop_worker(signum: int, frame: object) -> None:
             os.killpg(child, signal.SIGKILL)
         with contextlib.suppress(OSError):
             os.kill(child, signal.SIGKILL)
-    for folder in list(getattr(_POOL, "_scratch", {}).values()):
-        shutil.rmtree(folder, ignore_errors=True)
+    for pool in (_POOL, _MATCH_POOL):
+        for folder in list(getattr(pool, "_scratch", {}).values()):
+            shutil.rmtree(folder, ignore_errors=True)
     os._exit(1)
 
 
@@ -102,6 +105,7 @@ def play_chunk(payload: bytes) -> ChunkResult:
     bytes: both cross the process boundary as plain bytes, which ``multiprocess`` (dill)
     passes on far faster than nested objects, so the parent stays a small share of the work.
     """
+    global _MATCH_POOL
     assert _POOL is not None and _LIMITS is not None
     specs: Sequence[MatchSpec] = pickle.loads(payload)
     before = _POOL.started
@@ -110,8 +114,10 @@ def play_chunk(payload: bytes) -> ChunkResult:
     for spec in specs:
         if _FRESH:
             with BotPool(_LIMITS) as pool:
+                _MATCH_POOL = pool
                 record = run_match(spec, pool)
                 fresh_started += pool.started
+            _MATCH_POOL = None
         else:
             record = run_match(spec, _POOL)
         records.append(orjson.dumps(record.to_json(), option=orjson.OPT_SORT_KEYS))
