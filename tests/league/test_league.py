@@ -118,8 +118,8 @@ def test_a_league_of_faulty_bots_finishes_with_every_fault_recorded(tmp_path: Pa
         tmp_path / "l",
         bots,
         budget=72,
-        decision=0.05,
-        bank=0.1,
+        decision=0.2,
+        bank=0.3,
         suspend_min=6,
         suspend_rate=0.9,
     )
