@@ -8,6 +8,7 @@ the new matches landed on.
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -112,7 +113,9 @@ class Site:
         )
         target = self.out / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(html, encoding="utf-8")
+        partial = target.with_name(target.name + ".part")
+        partial.write_text(html, encoding="utf-8")
+        os.replace(partial, target)
         self.pages += 1
 
     def copy_static(self) -> None:
@@ -156,7 +159,9 @@ class Site:
             title=f"{game_title(m.game)} match {m.match_id}",
         )
 
-    def ingest(self, cache: SiteCache, reader: LeagueReader, progress: Callable[[int], None] | None) -> int:
+    def ingest(
+        self, cache: SiteCache, reader: LeagueReader, progress: Callable[[int], None] | None
+    ) -> int:
         """Render the match pages of every result stored since the last build."""
         watermark = int(cache.get("store_row", "0"))
         count = 0
@@ -172,7 +177,14 @@ class Site:
                     ranks = m.record["ranks"]
                     scores = m.record.get("result", {}).get("scores", [])
                     cache.add_match(
-                        m.match_id, m.row, m.batch, m.game, m.bots, ranks, scores, faulted,
+                        m.match_id,
+                        m.row,
+                        m.batch,
+                        m.game,
+                        m.bots,
+                        ranks,
+                        scores,
+                        faulted,
                         m.finished_at,
                     )
                     tally.add(m.game, m.batch, m.bots, ranks, scores, faulted)
@@ -208,7 +220,11 @@ class Site:
         target = league.rated_batches()
         if target <= done:
             return done
-        before = {(g, b): (r.mu, r.sigma) for g, known in ratings.ratings.items() for b, r in known.items()}
+        before = {
+            (g, b): (r.mu, r.sigma)
+            for g, known in ratings.ratings.items()
+            for b, r in known.items()
+        }
         for batch in range(done, target):
             ratings.rate_batch(league.store.outcomes(batch))
             rows = []
@@ -231,13 +247,19 @@ class Site:
         ratings = self.league.load_ratings()
         return {g: ratings.standings(g) for g in self.games}
 
-    def summary_pages(self, cache: SiteCache, reader: LeagueReader, sizes_before: Mapping[tuple[str, str], int]) -> None:
+    def summary_pages(
+        self, cache: SiteCache, reader: LeagueReader, sizes_before: Mapping[tuple[str, str], int]
+    ) -> None:
         rated = self.league.rated_batches()
         standings = self.standings()
         hib = {g.name: g.higher_is_better for g in self.league.config.games}
         tables = game_tables(cache, self.games, standings, self.bots, rated, hib)
         perf = cache.perf()
-        multi = {g: s for g, s in standings.items() if any(max(c.seats) > 1 for c in self.league.config.games if c.name == g)}
+        multi = {
+            g: s
+            for g, s in standings.items()
+            if any(max(c.seats) > 1 for c in self.league.config.games if c.name == g)
+        }
         ranking = overall_rows(overall(multi), self.bots, perf)
         last = reader.last_finished()
         played = cache.match_count()
@@ -276,11 +298,18 @@ class Site:
             seats=list(conf.seats),
             options=dict(conf.options),
             rules=rules_text(table.game, SEEDS),
-            recent=match_lines(cache.list_page("game", table.game, max(0, cache.list_size("game", table.game) - RECENT), RECENT)[::-1], self.bots),
+            recent=match_lines(
+                cache.list_page(
+                    "game", table.game, max(0, cache.list_size("game", table.game) - RECENT), RECENT
+                )[::-1],
+                self.bots,
+            ),
             list_path=f"matches/{list_slug('game', table.game)}/index.html",
         )
 
-    def bot_page(self, entrant: Entrant, tables: Sequence[GameTable], cache: SiteCache, reader: LeagueReader) -> None:
+    def bot_page(
+        self, entrant: Entrant, tables: Sequence[GameTable], cache: SiteCache, reader: LeagueReader
+    ) -> None:
         bot = self.bots[entrant.id]
         ratings = [(t, row) for t in tables for row in t.rows if row.bot.id == bot.id]
         solos = [(t, row) for t in tables for row in t.solo if row.bot.id == bot.id]
@@ -310,7 +339,10 @@ class Site:
 
     def lists(self) -> list[tuple[str, str | int | None, str]]:
         """Every match list: (kind, key, heading)."""
-        out: list[tuple[str, str | int | None, str]] = [("all", None, "All matches"), ("faults", None, "Matches with a fault")]
+        out: list[tuple[str, str | int | None, str]] = [
+            ("all", None, "All matches"),
+            ("faults", None, "Matches with a fault"),
+        ]
         out += [("game", g, f"{game_title(g)} matches") for g in self.games]
         out += [("bot", b.id, f"Matches of {b.name}") for b in self.bots.values()]
         return out
@@ -326,12 +358,26 @@ class Site:
             pages = max(1, -(-size // PAGE_SIZE))
             first = sizes_before.get((kind, str(key)), 0) // PAGE_SIZE
             for page in range(first, pages):
-                self.write_list_page(cache, kind, key, heading, folder, page, pages, f"{folder}/page-{page + 1}.html")
-            self.write_list_page(cache, kind, key, heading, folder, pages - 1, pages, f"{folder}/index.html")
+                self.write_list_page(
+                    cache, kind, key, heading, folder, page, pages, f"{folder}/page-{page + 1}.html"
+                )
+            self.write_list_page(
+                cache, kind, key, heading, folder, pages - 1, pages, f"{folder}/index.html"
+            )
             directory.append((heading, f"{folder}/index.html", size, kind))
         self.write("matches/index.html", "lists.html", title="Matches", directory=directory)
 
-    def write_list_page(self, cache: SiteCache, kind: str, key: str | int | None, heading: str, folder: str, page: int, pages: int, path: str) -> None:
+    def write_list_page(
+        self,
+        cache: SiteCache,
+        kind: str,
+        key: str | int | None,
+        heading: str,
+        folder: str,
+        page: int,
+        pages: int,
+        path: str,
+    ) -> None:
         rows = cache.list_page(kind, key, page * PAGE_SIZE, PAGE_SIZE)
         lines: list[MatchLine] = match_lines(rows[::-1], self.bots)
         self.write(
@@ -367,7 +413,10 @@ def build_site(
     site = Site(league, out, templates)
     with SiteCache.open(out) as cache, LeagueReader(league.store.path) as reader:
         stamp = fingerprint(league)
-        stale = cache.get("fingerprint") != stamp or int(cache.get("store_row", "0")) > reader.last_row()
+        stale = (
+            cache.get("fingerprint") != stamp
+            or int(cache.get("store_row", "0")) > reader.last_row()
+        )
         if full or stale:
             cache.reset()
             shutil.rmtree(out / "matches", ignore_errors=True)

@@ -284,18 +284,24 @@ class SiteCache:
             for r in self.db.execute(sql, args)
         ]
 
-    _COLUMNS = "m.seq, m.match_id, m.batch, m.game, m.bots, m.ranks, m.scores, m.faulted, m.finished_at"
+    _COLUMNS = (
+        "m.seq, m.match_id, m.batch, m.game, m.bots, m.ranks, m.scores, m.faulted, m.finished_at"
+    )
 
     def list_size(self, kind: str, key: str | int | None) -> int:
         sql, args = self._list_query(kind, key, "COUNT(*)")
         return int(self.db.execute(sql, args).fetchone()[0])
 
-    def list_page(self, kind: str, key: str | int | None, offset: int, limit: int) -> list[MatchRow]:
+    def list_page(
+        self, kind: str, key: str | int | None, offset: int, limit: int
+    ) -> list[MatchRow]:
         """Members of a match list (``all``, ``game``, ``bot``, ``faults``), oldest first."""
         sql, args = self._list_query(kind, key, self._COLUMNS)
         return self._rows(sql + " ORDER BY m.seq LIMIT ? OFFSET ?", [*args, limit, offset])
 
-    def _list_query(self, kind: str, key: str | int | None, columns: str) -> tuple[str, list[object]]:
+    def _list_query(
+        self, kind: str, key: str | int | None, columns: str
+    ) -> tuple[str, list[object]]:
         if kind == "all":
             return f"SELECT {columns} FROM matches m", []
         if kind == "game":

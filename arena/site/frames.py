@@ -6,9 +6,11 @@ the game's function in :mod:`arena.site.tables`; the events the step produced wi
 audience; the move that led to it; and the bots' debug notes and faults attached to the step where
 they happened.
 
-To keep long games small, every view is stored as a patch against the same view one frame
-earlier: a list of ``[path, value]`` replacements (see :func:`diff`). The viewer applies them in
-order. :func:`embed_json` makes the JSON safe inside ``<script type="application/json">``.
+To keep long games small, the omniscient view is stored as a patch against itself one frame
+earlier: a list of ``[path, value]`` replacements (see :func:`diff`). A seat's view is stored as
+the patch from the omniscient view of the same frame with the other seats' private zones hidden
+(:func:`~arena.site.tables.mask`), which is empty whenever the seat's own view shows the same.
+The viewer (``templates/static/viewer.js``) decodes both the same way as :func:`decode`. :func:`embed_json` makes the JSON safe inside ``<script type="application/json">``.
 """
 
 from __future__ import annotations
@@ -21,16 +23,19 @@ import orjson
 
 from arena.games import JSON, GameError, get_game
 from arena.replay import Replay
-from arena.site.tables import drawing
+from arena.site.tables import drawing, mask
 
 Patch = list[list[Any]]
 
 
-def diff(before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | None = None) -> Patch:
+def diff(
+    before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | None = None
+) -> Patch:
     """The replacements that turn ``before`` into ``after``: ``[path, value]``, outermost first.
 
-    Dicts with the same keys and lists of the same length are compared member by member;
-    anything else that differs is replaced whole. ``[[], value]`` replaces the root.
+    Dicts with the same keys, and lists of the same length whose members are dicts or lists, are
+    compared member by member; anything else that differs (a line of cards, a fact) is replaced
+    whole. ``[[], value]`` replaces the root.
     """
     path = [] if path is None else path
     out = [] if out is None else out
@@ -38,15 +43,17 @@ def diff(before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | 
         return out
     if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
         for key in after:
-            diff(before[key], after[key], [*path, key], out)
+            if before[key] != after[key]:
+                diff(before[key], after[key], [*path, key], out)
     elif (
         isinstance(before, list)
         and isinstance(after, list)
         and len(before) == len(after)
-        and len(after) > 0
+        and isinstance(after[0], dict | list)
     ):
         for i, (a, b) in enumerate(zip(before, after, strict=True)):
-            diff(a, b, [*path, i], out)
+            if a != b:
+                diff(a, b, [*path, i], out)
     else:
         out.append([path, after])
     return out
@@ -74,6 +81,21 @@ def copy_shallow(value: JSON) -> JSON:
     if isinstance(value, list):
         return list(value)
     return value
+
+
+def decode(data: Mapping[str, JSON]) -> tuple[list[JSON], list[list[JSON]]]:
+    """The tables of every frame, omniscient and per seat, from a viewer's data (as the
+    viewer does it; for tests)."""
+    omni: list[JSON] = []
+    value: JSON = None
+    for p in data["omni"]:
+        value = patch(value, p)
+        omni.append(value)
+    seats = [
+        [patch(mask(omni[i], s), p) for i, p in enumerate(frames)]
+        for s, frames in enumerate(data["seats"])
+    ]
+    return omni, seats
 
 
 def embed_json(value: JSON) -> str:
@@ -118,13 +140,13 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
         return omni, [draw(state.observation(s), seats, s) for s in range(seats)]
 
     def events(start: int) -> list[list[JSON]]:
-        return [
-            [-1 if aud is None else aud, describe(event)] for aud, event in state.log[start:]
-        ]
+        return [[-1 if aud is None else aud, describe(event)] for aud, event in state.log[start:]]
 
     omni_prev, seat_prev = tables()
     omni_frames: list[Patch] = [[[[], omni_prev]]]
-    seat_frames: list[list[Patch]] = [[[[[], t]]] for t in seat_prev]
+    seat_frames: list[list[Patch]] = [
+        [diff(mask(omni_prev, s), t)] for s, t in enumerate(seat_prev)
+    ]
     step_events = [events(0)]
     moves: list[JSON] = [None]
     error = ""
@@ -138,10 +160,10 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
         omni, per_seat = tables()
         omni_frames.append(diff(omni_prev, omni))
         for s in range(seats):
-            seat_frames[s].append(diff(seat_prev[s], per_seat[s]))
+            seat_frames[s].append(diff(mask(omni, s), per_seat[s]))
         omni_prev, seat_prev = omni, per_seat
         step_events.append(events(seen))
-        moves.append({"seat": seat, "action": action_text(action), "fallback": step in fallback})
+        moves.append([seat, action_text(action), *([1] if step in fallback else [])])
     steps = len(moves)
     last = steps - 1
     faults = [

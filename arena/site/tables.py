@@ -35,15 +35,48 @@ class Drawing:
     faces: Callable[[], dict[str, Face]]
 
 
-def zone(title: str, *lines: Sequence[Card], note: str = "") -> Zone:
+def zone(title: str, *lines: Sequence[Card], note: str = "", hide: str = "") -> Zone:
+    """A titled group of card lines. ``hide`` marks a seat's private zone: how it looks to the
+    other seats (see :func:`mask`)."""
     out: Zone = {"title": title, "lines": [list(line) for line in lines]}
     if note:
         out["note"] = note
+    if hide:
+        out["hide"] = hide
     return out
 
 
 def back(count: int | None) -> Card:
     return f"~{'?' if count is None else count}"
+
+
+COUNT, UNKNOWN, DROP = "count", "unknown", "drop"
+
+
+def hidden(z: Zone) -> Zone:
+    """How a private zone looks to another seat: ``count`` shows how many cards it holds,
+    ``unknown`` one face-down pile of unknown size, ``drop`` nothing."""
+    how = z["hide"]
+    if how == COUNT:
+        lines = [[back(sum(len(line) for line in z["lines"]))]]
+    elif how == UNKNOWN:
+        lines = [[back(None)]]
+    else:
+        lines = []
+    return {**z, "lines": lines}
+
+
+def mask(table: Table, seat: int) -> Table:
+    """The omniscient table with every other seat's private zones hidden: what ``seat``'s own
+    table usually is, so a seat's frame is stored as the (usually empty) patch from this.
+    The viewer's ``mask`` does the same."""
+    panels = []
+    for panel in table["seats"]:
+        if panel["seat"] != seat and any("hide" in z for z in panel["zones"]):
+            zones = [hidden(z) if "hide" in z else z for z in panel["zones"]]
+            panel = {**panel, "zones": zones}
+        panels.append(panel)
+    return {**table, "seats": panels}
 
 
 def fact(label: str, value: JSON) -> list[str]:
@@ -90,22 +123,14 @@ def take5_card(card: int) -> Card:
 
 
 def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
-    rows = view["rows"]
     facts = [fact("Round", view["round"]), fact("Trick", view["trick"])]
     if seat is None:
-        facts.append(fact("Cards not dealt", len(view["undealt"])))
         to_place = view["to_place"]
         chooser = view["row_chooser"]
     else:
-        facts.append(fact("Deciding", view["decision"]))
         to_place = view.get("to_place", [])
-        chooser = None
-    zones = [
-        zone(
-            "Rows",
-            *[[take5_card(c) for c in row] for row in rows],
-        )
-    ]
+        chooser = seat if view["decision"] == "row" else None
+    zones = [zone("Rows", *[[take5_card(c) for c in row] for row in view["rows"]])]
     if to_place:
         note = ", ".join(f"seat {s}" for _, s in to_place)
         zones.append(
@@ -113,27 +138,22 @@ def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
         )
     panels = []
     for s in range(seats):
-        own = seat is None or s == seat
         if seat is None:
-            hand = view["hands"][s]
-            chosen = view["chosen"][s]
+            hand, chosen = view["hands"][s], view["chosen"][s]
         elif s == seat:
-            hand = view["hand"]
-            chosen = view["chosen"]
+            hand, chosen = view["hand"], view["chosen"]
         else:
             hand, chosen = None, None
-        hand_zone = (
-            zone("Hand", [take5_card(c) for c in hand])
-            if own and hand is not None
-            else zone("Hand", [back(None)])
-        )
-        seat_zones = [hand_zone, zone("Chosen", [] if chosen is None else [take5_card(chosen)])]
+        hand_zone = zone("Hand", [take5_card(c) for c in hand or ()], hide=UNKNOWN)
+        chosen_zone = zone("Chosen", [] if chosen is None else [take5_card(chosen)], hide=DROP)
+        if hand is None:
+            hand_zone, chosen_zone = hidden(hand_zone), hidden(chosen_zone)
         taken = view["taken"][s]
-        seat_zones.append(
-            zone("Taken this round", [take5_card(c) for c in taken])
-            if taken
-            else zone("Taken this round", [], note="nothing")
-        )
+        seat_zones = [
+            hand_zone,
+            chosen_zone,
+            zone("Taken this round", [take5_card(c) for c in taken], note="" if taken else "none"),
+        ]
         panels.append(
             seat_panel(
                 s,
@@ -183,14 +203,12 @@ def ten_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
     facts = [
         fact("Turn", view["turn"]),
         fact("Active seat", view["active"]),
-        fact("Draw pile", draw_count),
+        fact("Cards to draw", draw_count),
     ]
     if seat is None:
-        facts.append(fact("Decision", view["decision"]))
         if view.get("bidders"):
             facts.append(fact("High bid", view["high_bid"]))
     else:
-        facts.append(fact("Deciding", view["decision"]))
         auction = view.get("auction")
         if auction:
             facts.append(fact("High bid", auction.get("high_bid")))
@@ -201,23 +219,21 @@ def ten_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
     if view["discard"]:
         zones.append(zone("Discard", [ten_card(c) for c in sorted(view["discard"])]))
     panels = []
-    points = view.get("points")
     for s in range(seats):
-        seat_facts = [fact("Currency tokens", view["currency"][s]), fact("Bust tokens", view["busts"][s])]
-        if points is not None:
-            seat_facts.append(fact("Points", points[s]))
-        collected = sorted(view["collected"][s])
+        seat_facts = [
+            fact("Currency tokens", view["currency"][s]),
+            fact("Bust tokens", view["busts"][s]),
+        ]
         by_colour: dict[str, list[Card]] = {}
-        for code in collected:
-            by_colour.setdefault(code[0] if code[0] in TEN_COLOURS else "*", []).append(
-                ten_card(code)
-            )
+        for code in sorted(view["collected"][s]):
+            key = code[0] if code[0] in TEN_COLOURS else "*"
+            by_colour.setdefault(key, []).append(ten_card(code))
         lines = [by_colour[k] for k in sorted(by_colour)]
         panels.append(
             seat_panel(
                 s,
                 seat_facts,
-                [zone("Collected", *lines) if lines else zone("Collected", [], note="nothing")],
+                [zone("Collected", *lines, note="" if lines else "none")],
                 turn=view["active"] == s,
             )
         )
@@ -263,21 +279,23 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
     if seat is None:
         discard = view["discard_pile"]
         top = discard[-1] if discard else None
-        discard_size = len(discard)
         draw_size = len(view["draw_pile"])
-        facts = [fact("Hand", view["hand_no"]), fact("Turn of seat", view["turn"])]
-        facts.append(fact("Step", view["step"]))
+        done = view["done"]
+        turn = None if view["over"] else view["turn"]
     else:
         top = view["discard_top"]
-        discard_size = view["discard_size"]
         draw_size = view["draw_size"]
-        facts = [fact("Hand", view["hand_no"]), fact("Turn of seat", view["turn"])]
-        facts.append(fact("Deciding", view["decision"]))
-    facts.append(fact("Dealer", view["dealer"]))
-    piles = [back(draw_size, "draw pile")]
+        done = view["completed"]
+        turn = view["turn"]
+    facts = [
+        fact("Hand", view["hand_no"]),
+        fact("Turn of seat", turn),
+        fact("Dealer", view["dealer"]),
+    ]
+    piles = [back(draw_size)]
     if top is not None:
         piles.append(phase10_card(top))
-    zones = [zone("Draw pile and discard", piles, note=f"{draw_size} to draw, {discard_size} discarded")]
+    zones = [zone("Draw pile and discard", piles)]
     zones += [phase10_group(g) for g in view["table"]]
     laying = view.get("laying")
     if laying:
@@ -287,22 +305,18 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
             z["title"] = f"laying phase {laying['phase']}: {z['title']}"
             zones.append(z)
     panels = []
-    done = view["done"] if seat is None else view["completed"]
     for s in range(seats):
         seat_facts = [
             fact("Phases done", ", ".join(str(p) for p in done[s]) or "none"),
             fact("Laid down", view["laid"][s]),
             fact("Points", view["totals"][s]),
         ]
-        if seat is not None:
-            seat_facts.insert(0, fact("Phase", view["phase"][s]))
         if seat is None:
-            hand_zone = zone("Hand", [phase10_card(c) for c in view["hands"][s]])
+            hand_zone = zone("Hand", [phase10_card(c) for c in view["hands"][s]], hide=COUNT)
         elif s == seat:
-            hand_zone = zone("Hand", [phase10_card(c) for c in view["hand"]])
+            hand_zone = zone("Hand", [phase10_card(c) for c in view["hand"]], hide=COUNT)
         else:
-            hand_zone = zone("Hand", [back(view["hand_sizes"][s])])
-        turn = view["turn"]
+            hand_zone = zone("Hand", [back(view["hand_sizes"][s])], hide=COUNT)
         panels.append(seat_panel(s, seat_facts, [hand_zone], turn=turn == s))
     return {"facts": facts, "zones": zones, "seats": panels}
 

@@ -30,8 +30,47 @@
     patches.forEach(function (p) { value = applyPatch(value, p); out.push(value); });
     return out;
   }
+  // A private zone of another seat, as that seat's own table shows it (tables.hidden).
+  function hidden(zone) {
+    var copy = Object.assign({}, zone);
+    if (zone.hide === "count") {
+      var n = 0;
+      zone.lines.forEach(function (line) { n += line.length; });
+      copy.lines = [["~" + n]];
+    } else if (zone.hide === "unknown") {
+      copy.lines = [["~?"]];
+    } else {
+      copy.lines = [];
+    }
+    return copy;
+  }
+  // The omniscient table with the other seats' private zones hidden (tables.mask).
+  function mask(table, seat) {
+    var copy = Object.assign({}, table);
+    copy.seats = table.seats.map(function (panel) {
+      if (panel.seat === seat) return panel;
+      if (!panel.zones.some(function (z) { return "hide" in z; })) return panel;
+      var p = Object.assign({}, panel);
+      p.zones = panel.zones.map(function (z) { return "hide" in z ? hidden(z) : z; });
+      return p;
+    });
+    return copy;
+  }
   var frames = { all: decode(data.omni) };
-  data.seats.forEach(function (patches, seat) { frames[String(seat)] = decode(patches); });
+  // A seat's frame is a patch from the masked omniscient frame of the same step.
+  data.seats.forEach(function (patches, seat) {
+    var cache = null;
+    frames[String(seat)] = {
+      length: patches.length,
+      at: function (i) {
+        if (cache && cache[0] === i) return cache[1];
+        var value = applyPatch(mask(frames.all[i], seat), patches[i]);
+        cache = [i, value];
+        return value;
+      }
+    };
+  });
+  function frameAt(v, i) { return v === "all" ? frames.all[i] : frames[v].at(i); }
 
   var step = 0, view = "all", timer = null;
   var board = document.getElementById("board");
@@ -86,7 +125,7 @@
     return list;
   }
   function draw() {
-    var table = frames[view][step];
+    var table = frameAt(view, step);
     board.textContent = "";
     board.appendChild(drawFacts(table.facts));
     var shared = el("div", "zones");
@@ -109,10 +148,11 @@
     if (move === null) {
       moveLine.textContent = "The deal, before the first action.";
     } else {
-      moveLine.appendChild(el("strong", null, seatName(move.seat)));
+      // [seat, action as text, 1 if the match's fallback chose it for a faulted seat]
+      moveLine.appendChild(el("strong", null, seatName(move[0])));
       moveLine.appendChild(document.createTextNode(" chose "));
-      moveLine.appendChild(el("code", null, move.action));
-      if (move.fallback) moveLine.appendChild(el("span", "badge bad", "fallback for a faulted seat"));
+      moveLine.appendChild(el("code", null, move[1]));
+      if (move[2]) moveLine.appendChild(el("span", "badge bad", "fallback for a faulted seat"));
     }
     alerts.textContent = "";
     data.faults.forEach(function (f) {

@@ -7,6 +7,7 @@ a JSON object ended by a NUL byte, so the browser test needs no websocket librar
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -41,7 +42,10 @@ class BrowserError(Exception):
 def high_pipe() -> tuple[int, int]:
     """A pipe whose ends are numbered 10 or more, clear of the 3 and 4 the child needs."""
     low = os.pipe()
-    high = (fcntl.fcntl(low[0], fcntl.F_DUPFD_CLOEXEC, 10), fcntl.fcntl(low[1], fcntl.F_DUPFD_CLOEXEC, 10))
+    high = (
+        fcntl.fcntl(low[0], fcntl.F_DUPFD_CLOEXEC, 10),
+        fcntl.fcntl(low[1], fcntl.F_DUPFD_CLOEXEC, 10),
+    )
     for fd in low:
         os.close(fd)
     return high
@@ -57,7 +61,9 @@ class Browser:
         self._read, from_child_w = high_pipe()
         # Chromium wants its ends of the pipes as fds 3 and 4: bash puts them there (dash cannot
         # redirect fds above 9).
-        redirect = f'exec "$0" "$@" 3<&{to_child_r} 4>&{from_child_w} {to_child_r}<&- {from_child_w}>&-'
+        redirect = (
+            f'exec "$0" "$@" 3<&{to_child_r} 4>&{from_child_w} {to_child_r}<&- {from_child_w}>&-'
+        )
         self.proc = subprocess.Popen(
             ["/bin/bash", "-c", redirect, str(binary), *FLAGS, f"--user-data-dir={self.profile}"],
             stdin=subprocess.DEVNULL,
@@ -120,7 +126,9 @@ class Browser:
             entry = params["entry"]
             self.errors.append(f"log: {entry.get('text')} {entry.get('url', '')}")
 
-    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None
+    ) -> dict[str, Any]:
         wanted = self._post(method, params, session)
         deadline = time.monotonic() + self.timeout
         while True:
@@ -204,20 +212,16 @@ class Browser:
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.write(self._write, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
-        except OSError:
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, 9)
             self.proc.wait()
         for fd in (self._read, self._write):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         shutil.rmtree(self.profile, ignore_errors=True)
 
     def __enter__(self) -> Browser:
