@@ -16,6 +16,7 @@ Misbehaviour is never an exception here: it comes back as a :class:`Fault`.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import fcntl
 import os
@@ -88,7 +89,7 @@ class FaultKind(enum.Enum):
     INVALID_JSON = "invalid_json"
     """A line that is not one UTF-8 JSON object."""
     BAD_REPLY = "bad_reply"
-    """An object that carries neither ``action`` nor ``index`` (or an index that is no integer)."""
+    """A reply with neither ``action`` nor ``index``, or both, or an index that is no integer."""
     WRONG_ID = "wrong_id"
     """A reply whose ``id`` is not the one asked (and not an earlier, stale one)."""
     ILLEGAL_ACTION = "illegal_action"
@@ -150,6 +151,10 @@ class Transport(Protocol):
     @property
     def eof(self) -> bool:
         """Whether the bot's output has ended."""
+        ...
+
+    def alive(self) -> bool:
+        """Whether the bot is still running with its output open."""
         ...
 
     def exit_description(self) -> str:
@@ -222,6 +227,7 @@ class ProcessTransport:
             bufsize=0,
         )
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._confined = confined
         self.pid = self.proc.pid
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
@@ -273,6 +279,9 @@ class ProcessTransport:
     def eof(self) -> bool:
         return self._eof
 
+    def alive(self) -> bool:
+        return not self._eof and not self._closed and self.proc.poll() is None
+
     def exit_description(self) -> str:
         code = self.proc.poll()
         if code is None:
@@ -281,11 +290,14 @@ class ProcessTransport:
                 code = self.proc.wait(0.05)
             except subprocess.TimeoutExpired:
                 return "the process is still running"
-        if code < 0:
+        # Under a sandbox tool the bot is the tool's child, and a signal shows as 128 + n.
+        signal_of = getattr(self._confined, "signal_of", None)
+        number = signal_of(code) if signal_of is not None else (-code if code < 0 else None)
+        if number is not None:
             try:
-                name = signal.Signals(-code).name
+                name = signal.Signals(number).name
             except ValueError:
-                name = str(-code)
+                name = str(number)
             return f"the process was killed by signal {name}"
         return f"the process exited with status {code}"
 
@@ -297,19 +309,13 @@ class ProcessTransport:
             return
         self._closed = True
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        try:
+        with contextlib.suppress(OSError):
             self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            pass
         # Kill the whole group even when the leader has exited: it may have left children.
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         self.proc.wait()
         self._stderr.thread.join(1.0)
         self.proc.stdout.close()
@@ -351,6 +357,14 @@ class Connection(Protocol):
 
     def stderr_tail(self) -> str: ...
 
+    def alive(self) -> bool:
+        """Whether the bot can still be asked (a process may have died between matches)."""
+        ...
+
+    def say_bye(self) -> None:
+        """Send ``bye`` without waiting for the bot to exit."""
+        ...
+
     def close(self) -> None:
         """Say ``bye`` and stop the bot."""
         ...
@@ -372,10 +386,13 @@ class BotConnection:
         self.deadline = 0.0
         self.discarded = 0
         """Lines thrown away: output nobody asked for, and stale replies."""
+        self.ignored = 0
+        """Lines dropped while the current request was pending (named in a timeout)."""
         self._last_id = 0
         self._legal: Sequence[Any] = ()
         self._sent_at = 0.0
         self._broken: Fault | None = None
+        self._bye_said = False
 
     # faults carry the stderr tail; build them here
     def fault(self, kind: FaultKind, message: str) -> Fault:
@@ -442,16 +459,24 @@ class BotConnection:
         return None
 
     def ask(self, message: dict[str, Any], legal: Sequence[Any], deadline: float) -> None:
-        # Whatever arrived since the last reply was not asked for: drop it before asking.
-        self.transport.pump()
+        # Whatever arrived since the last reply was not asked for: JSON objects are dropped
+        # (like lines without an id, see poll); anything else is a fault, whenever it arrives.
+        # (Lines still in the pipe are judged the same way by poll, so no read is needed here.)
         buffer = self.transport.buffer
-        self.discarded += len(buffer.lines)
-        buffer.lines.clear()
+        self._broken = None
+        while buffer.lines:
+            line, _ = buffer.lines.popleft()
+            try:
+                decode(line)
+            except WireError as exc:
+                self._broken = self.fault(FaultKind.INVALID_JSON, f"{excerpt(line)} is {exc}")
+                return
+            self.discarded += 1
         self._last_id += 1
         message["id"] = self._last_id
         self._legal = legal
         self.deadline = deadline
-        self._broken = None
+        self.ignored = 0
         self._sent_at = time.monotonic()
         try:
             self.transport.send(encode_message(message), deadline)
@@ -473,8 +498,10 @@ class BotConnection:
             rid = reply.get("id")
             if rid == self._last_id and type(rid) is int:
                 return self._read_reply(reply, line, arrived - self._sent_at)
-            if type(rid) is int and 0 < rid < self._last_id:
-                self.discarded += 1  # a late reply to an earlier request
+            if (type(rid) is int and 0 < rid < self._last_id) or "id" not in reply:
+                # A late reply to an earlier request, or chatter: never applied, never a fault.
+                self.discarded += 1
+                self.ignored += 1
                 continue
             return self.fault(
                 FaultKind.WRONG_ID, f"reply id {rid!r} but the request id is {self._last_id}"
@@ -509,6 +536,11 @@ class BotConnection:
                 FaultKind.TIMEOUT,
                 "no complete answer in time (a line was started but not ended with a newline)",
             )
+        if self.ignored:
+            return self.fault(
+                FaultKind.TIMEOUT,
+                f"no answer in time ({self.ignored} line(s) without this request's id ignored)",
+            )
         return self.fault(FaultKind.TIMEOUT, "no answer in time")
 
     def _late(self, answer: Answer) -> Fault:
@@ -517,12 +549,18 @@ class BotConnection:
     def stderr_tail(self) -> str:
         return self.transport.stderr_tail()
 
-    def close(self) -> None:
-        if not self.transport.eof:
-            try:
+    def alive(self) -> bool:
+        return self.transport.alive()
+
+    def say_bye(self) -> None:
+        """Send ``bye`` (once), without waiting: lets a pool tell every bot before it waits."""
+        if not self._bye_said and not self.transport.eof:
+            self._bye_said = True
+            with contextlib.suppress(TransportClosed, TransportStuck):
                 self.transport.send(encode_message({"type": "bye"}), time.monotonic() + 0.05)
-            except (TransportClosed, TransportStuck):
-                pass
+
+    def close(self) -> None:
+        self.say_bye()
         self.transport.close(self.limits.time.grace)
 
 
@@ -542,7 +580,7 @@ class Agent(Protocol):
 
 
 class LocalConnection:
-    """An :class:`Agent` behind the :class:`Connection` interface (replies at once)."""
+    """An :class:`Agent` behind the :class:`Connection` interface (no process, no deadline)."""
 
     def __init__(self, agent: Agent, limits: RunLimits) -> None:
         self.agent = agent
@@ -551,6 +589,7 @@ class LocalConnection:
         self.deadline = 0.0
         self.limits = limits
         self._reply: Answer | Fault | None = None
+        self._pending: tuple[dict[str, Any], Sequence[Any]] | None = None
         self._last_id = 0
 
     def notify(self, message: Mapping[str, Any]) -> Fault | None:
@@ -561,13 +600,19 @@ class LocalConnection:
         self._last_id += 1
         message["id"] = self._last_id
         self.deadline = deadline
-        started = time.monotonic()
-        reply = dict(self.agent.act(message))
-        took = time.monotonic() - started
-        checked = check_reply(reply, legal, self.limits.debug_chars, canonical(reply), took)
-        self._reply = checked if isinstance(checked, Answer) else Fault(*checked)
+        self._pending = (message, legal)
+        self._reply = None
 
     def poll(self) -> Answer | Fault | None:
+        """The agent decides here, when first polled (see :func:`collect`)."""
+        if self._pending is not None:
+            message, legal = self._pending
+            self._pending = None
+            started = time.monotonic()
+            reply = self.agent.act(message)
+            took = time.monotonic() - started
+            checked = check_reply(reply, legal, self.limits.debug_chars, None, took)
+            self._reply = checked if isinstance(checked, Answer) else Fault(*checked)
         return self._reply
 
     def fileno(self) -> int | None:
@@ -582,18 +627,37 @@ class LocalConnection:
     def stderr_tail(self) -> str:
         return ""
 
+    def alive(self) -> bool:
+        return True
+
+    def say_bye(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
 def check_reply(
-    reply: Mapping[str, Any], legal: Sequence[Any], debug_chars: int, line: bytes, seconds: float
+    reply: Mapping[str, Any],
+    legal: Sequence[Any],
+    debug_chars: int,
+    line: bytes | None,
+    seconds: float,
 ) -> Answer | tuple[FaultKind, str]:
-    """The answer a reply (whose id matched) names, or the kind of fault and a message."""
+    """The answer a reply (whose id matched) names, or the kind of fault and a message.
+
+    ``line`` is the reply as received, for messages (None: the reply re-encoded).
+    """
+
+    def shown() -> str:
+        return excerpt(canonical(reply) if line is None else line)
+
+    if "index" in reply and "action" in reply:
+        return FaultKind.BAD_REPLY, f"give either 'index' or 'action', not both: {shown()}"
     if "index" in reply:
         index = reply["index"]
         if type(index) is not int:
-            return FaultKind.BAD_REPLY, f"index must be an integer: {excerpt(line)}"
+            return FaultKind.BAD_REPLY, f"index must be an integer: {shown()}"
         if not 0 <= index < len(legal):
             return (
                 FaultKind.ILLEGAL_ACTION,
@@ -601,16 +665,15 @@ def check_reply(
             )
     elif "action" in reply:
         wanted = canonical(reply["action"])
-        for index, action in enumerate(legal):
-            if canonical(action) == wanted:
-                break
-        else:
+        found = next((i for i, action in enumerate(legal) if canonical(action) == wanted), None)
+        if found is None:
             return (
                 FaultKind.ILLEGAL_ACTION,
                 f"action {excerpt(wanted)} is not in legal {excerpt(canonical(list(legal)))}",
             )
+        index = found
     else:
-        return FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {excerpt(line)}"
+        return FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {shown()}"
     debug = reply.get("debug")
     if debug is not None and not isinstance(debug, str):
         debug = canonical(debug).decode()
@@ -620,15 +683,31 @@ def check_reply(
 
 
 def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
-    """Wait for every connection's pending reply, each against its own deadline."""
+    """Wait for every connection's pending reply, each against its own deadline.
+
+    Bot processes are waited for together (``select``), so each answer is stamped when it
+    arrives and a slow seat never costs another seat time. In-process agents answer after them.
+    """
+    if len(connections) == 1:  # the common case, kept lean: one seat to move
+        conn = connections[0]
+        while True:
+            got = conn.poll()
+            if got is not None:
+                return [got]
+            fd = conn.fileno()
+            left = conn.deadline - time.monotonic()
+            if fd is None or left <= 0:
+                return [conn.expire()]
+            if select.select([fd], [], [], left)[0]:
+                conn.pump()
     results: list[Answer | Fault | None] = [None] * len(connections)
-    while True:
+    remote = [i for i, conn in enumerate(connections) if conn.fileno() is not None]
+    while remote:
         waiting: dict[int, int] = {}
         now = time.monotonic()
         soonest = float("inf")
-        for i, conn in enumerate(connections):
-            if results[i] is not None:
-                continue
+        for i in remote:
+            conn = connections[i]
             got = conn.poll()
             if got is not None:
                 results[i] = got
@@ -639,8 +718,13 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
                 continue
             waiting[fd] = i
             soonest = min(soonest, conn.deadline)
-        if not waiting:
-            return [r for r in results if r is not None]
-        ready, _, _ = select.select(list(waiting), [], [], max(0.0, soonest - now))
-        for fd in ready:
-            connections[waiting[fd]].pump()
+        remote = list(waiting.values())
+        if waiting:
+            ready, _, _ = select.select(list(waiting), [], [], max(0.0, soonest - now))
+            for fd in ready:
+                connections[waiting[fd]].pump()
+    # In-process agents last: one may be a person at the terminal, who must not eat bot time.
+    return [
+        result if result is not None else (conn.poll() or conn.expire())
+        for result, conn in zip(results, connections, strict=True)
+    ]

@@ -12,8 +12,8 @@ import enum
 import os
 import random
 import re
-import shutil
 import shlex
+import shutil
 import sys
 import tomllib
 from collections.abc import Mapping

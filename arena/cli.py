@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import click
 
 from arena import __version__
+from arena.botproc import Fault, RunLimits, TimeLimits
+from arena.bots import BotError, BotSpec, load_bot
+from arena.conformance import HINTS, check_bot
 from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
+from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
+from arena.pool import BotPool
 
 
 def parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, JSON]:
@@ -61,9 +68,84 @@ def games() -> None:
         click.echo()
 
 
+def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The time limits every command that runs bots accepts."""
+    for option in reversed(
+        [
+            click.option(
+                "--decision-time",
+                type=click.FloatRange(min=0.001),
+                default=TimeLimits.decision,
+                show_default=True,
+                help="Seconds free for each decision.",
+            ),
+            click.option(
+                "--time-bank",
+                type=click.FloatRange(min=0),
+                default=TimeLimits.bank,
+                show_default=True,
+                help="Extra seconds per match for decisions that run over.",
+            ),
+            click.option(
+                "--startup-time",
+                type=click.FloatRange(min=0.001),
+                default=TimeLimits.startup,
+                show_default=True,
+                help="Seconds a bot has to start and answer hello.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def run_limits(decision_time: float, time_bank: float, startup_time: float) -> RunLimits:
+    return RunLimits(time=TimeLimits(decision_time, time_bank, startup_time))
+
+
+def load_bots(texts: Sequence[str]) -> tuple[BotSpec, ...]:
+    try:
+        return tuple(load_bot(text) for text in texts)
+    except BotError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def record_table(record: MatchRecord) -> str:
+    """Places, seats, bots and scores; a faulted seat is marked."""
+    scores = record.result["scores"]
+    faulted = {f.seat for f in record.faults}
+    names = [str(seat["name"]) for seat in record.seats]
+    width = max(len(n) for n in names)
+    order = sorted(range(len(names)), key=lambda s: (record.ranks[s], s))
+    lines = [f"{'place':>5}  {'seat':>4}  {'bot':<{width}}  score"]
+    for seat in order:
+        score = scores[seat]
+        shown = int(score) if float(score).is_integer() else score
+        mark = "  (faulted: ranked last)" if seat in faulted else ""
+        lines.append(f"{record.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {shown}{mark}")
+    return "\n".join(lines)
+
+
+def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
+    text = (
+        f"FAULT seat {fault.seat} ({name}) at step {fault.step}: "
+        f"{fault.kind.value}: {fault.message}"
+    )
+    tail = [line for line in fault.stderr_tail.splitlines() if line.strip()][-tail_lines:]
+    if tail:
+        text += "\n  stderr (end):\n" + "\n".join("    " + line for line in tail)
+    return text
+
+
 @main.command()
 @click.argument("game")
-@click.option("--seats", type=int, default=4, show_default=True, help="Number of seats.")
+@click.argument("bots", nargs=-1)
+@click.option(
+    "--seats",
+    type=int,
+    default=None,
+    help="Number of seats when no bots are given (in-process random players; default 4).",
+)
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
@@ -86,27 +168,78 @@ def games() -> None:
     metavar="NAME=VALUE",
     help="A game option (repeatable); see `arena games`.",
 )
+@time_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON record per game.")
-@click.option("--quiet", is_flag=True, help="Print only the final table.")
+@click.option("--quiet", is_flag=True, help="Print only the final table (and faults).")
 def play(
     game: str,
-    seats: int,
+    bots: tuple[str, ...],
+    seats: int | None,
     seed: int,
     count: int,
     options: tuple[str, ...],
+    decision_time: float,
+    time_bank: float,
+    startup_time: float,
     as_json: bool,
     quiet: bool,
 ) -> None:
-    """Play GAME with in-process random players and print an account of it.
+    """Play GAME between BOTS (seats in the order given) and print an account of each game.
 
-    Example: arena play take5 --seats 4 --seed 7
+    A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, or
+    human (you, at this terminal). With no bots, in-process random players take --seats seats.
+
+    \b
+    Examples:
+      arena play take5 --seats 4 --seed 7
+      arena play take5 bots/heuristic bots/random builtin:random --games 3
+      arena play take5 human bots/heuristic
     """
     try:
         spec = get_game(game)
-        spec.check_seats(seats)
+        spec.check_seats(len(bots) if bots else seats or 4)
     except GameError as exc:
         raise click.ClickException(str(exc)) from None
+    if bots and seats is not None and seats != len(bots):
+        raise click.BadParameter(
+            f"{len(bots)} bots were given for {seats} seats", param_hint="--seats"
+        )
     chosen = parse_options(spec, options)
+    if not bots:
+        play_random(spec, seats or 4, seed, count, chosen, as_json, quiet)
+        return
+    specs = load_bots(bots)
+    for bot in specs:
+        if not bot.plays(game):
+            click.echo(f"note: {bot.name} does not list {game} among its games", err=True)
+    with BotPool(run_limits(decision_time, time_bank, startup_time)) as pool:
+        for k in range(count):
+            record = run_match(MatchSpec(f"play-{k}", game, seed + k, specs, chosen), pool)
+            if as_json:
+                click.echo(json.dumps(record.to_json()))
+                continue
+            names = [str(s["name"]) for s in record.seats]
+            click.echo(f"== {spec.title}, {len(specs)} seats, seed {seed + k}")
+            if not quiet:
+                state = record.replay().play()
+                for event in state.public_events():
+                    click.echo("  " + spec.state_class.describe(event))
+            for fault in record.faults:
+                click.echo(describe_fault(fault, names[fault.seat]))
+            click.echo(record_table(record))
+            if k + 1 < count:
+                click.echo()
+
+
+def play_random(
+    spec: GameSpec,
+    seats: int,
+    seed: int,
+    count: int,
+    chosen: dict[str, JSON],
+    as_json: bool,
+    quiet: bool,
+) -> None:
     names = [f"random-{s}" for s in range(seats)]
     for k in range(count):
         game_seed = seed + k
@@ -128,6 +261,88 @@ def play(
         click.echo(final_table(state, names))
         if k + 1 < count:
             click.echo()
+
+
+@main.command()
+@click.argument("game")
+@click.argument("opponents", nargs=-1, required=True)
+@click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (default: random).")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A game option.")
+def human(
+    game: str, opponents: tuple[str, ...], seat: int, seed: int | None, options: tuple[str, ...]
+) -> None:
+    """Take a seat yourself in GAME against OPPONENTS (bots, as for `arena play`)."""
+    try:
+        spec = get_game(game)
+        spec.check_seats(len(opponents) + 1)
+    except GameError as exc:
+        raise click.ClickException(str(exc)) from None
+    if seat > len(opponents):
+        raise click.BadParameter(f"seat must be 0..{len(opponents)}", param_hint="--seat")
+    chosen = parse_options(spec, options)
+    bots = list(load_bots(opponents))
+    bots.insert(seat, load_bot("human"))
+    game_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+    with BotPool() as pool:
+        record = run_match(MatchSpec("human", game, game_seed, tuple(bots), chosen), pool)
+    for fault in record.faults:
+        click.echo(describe_fault(fault, str(record.seats[fault.seat]["name"])))
+    click.echo(record_table(record))
+
+
+@main.command()
+@click.argument("bot")
+@click.option(
+    "--matches",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Matches per game it plays.",
+)
+@time_options
+def check(
+    bot: str, matches: int, decision_time: float, time_bank: float, startup_time: float
+) -> None:
+    """Check that BOT speaks the protocol: handshake, matches of each game it claims, timings.
+
+    Exits with status 1 if the bot fails to start or faults in any match.
+    """
+    (spec,) = load_bots([bot])
+    report = check_bot(spec, matches, run_limits(decision_time, time_bank, startup_time))
+    if isinstance(report.hello, Fault):
+        click.echo(f"FAIL start-up: {report.hello.kind.value}: {report.hello.message}")
+        click.echo(f"  hint: {HINTS[report.hello.kind]}")
+        tail = report.hello.stderr_tail.strip().splitlines()[-10:]
+        for line in tail:
+            click.echo(f"  stderr: {line}")
+        raise click.exceptions.Exit(1)
+    name, version, seconds = report.hello
+    click.echo(
+        f"ok   hello: name {name!r}, version {version!r}, started in {seconds * 1000:.0f} ms"
+    )
+    for game in report.unknown_games:
+        click.echo(
+            f"note {spec.name} claims {game!r}, which this arena does not know "
+            f"(games: {', '.join(sorted(GAMES))}); not checked"
+        )
+    if not report.games:
+        click.echo("FAIL it claims no game this arena knows")
+        raise click.exceptions.Exit(1)
+    for checked in report.games:
+        decisions, mean, worst = checked.decision_times(report.seats)
+        faults = checked.faults()
+        status = "FAIL" if faults else "ok  "
+        click.echo(
+            f"{status} {checked.game}: {len(checked.records)} matches, {decisions} decisions, "
+            f"mean {mean * 1000:.2f} ms, max {worst * 1000:.2f} ms per decision"
+        )
+        for fault in faults:
+            click.echo("  " + describe_fault(fault, spec.name).replace("\n", "\n  "))
+            click.echo(f"    hint: {HINTS[fault.kind]}")
+    if not report.passed:
+        raise click.exceptions.Exit(1)
+    click.echo("PASS")
 
 
 # -- leagues: the commands live in arena/cli_league.py ------------------------------------

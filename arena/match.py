@@ -94,8 +94,32 @@ class MatchRecord:
             "result": dict(self.result),
             "ranks": list(self.ranks),
             "decisions": [dict(d) for d in self.decisions],
-            "seconds": round(self.seconds, 6),
+            "seconds": self.seconds,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> MatchRecord:
+        """The record that :meth:`to_json` wrote."""
+        return cls(
+            match_id=data["match_id"],
+            game=data["game"],
+            seed=data["seed"],
+            options=dict(data["options"]),
+            seats=tuple(dict(s) for s in data["seats"]),
+            actions=tuple((int(seat), action) for seat, action in data["actions"]),
+            fallback_steps=tuple(data["fallback_steps"]),
+            debug=tuple((int(step), int(seat), str(note)) for step, seat, note in data["debug"]),
+            faults=tuple(
+                SeatFault(
+                    f["seat"], f["step"], FaultKind(f["status"]), f["message"], f["stderr_tail"]
+                )
+                for f in data["faults"]
+            ),
+            result=dict(data["result"]),
+            ranks=tuple(data["ranks"]),
+            decisions=tuple(dict(d) for d in data["decisions"]),
+            seconds=data["seconds"],
+        )
 
     def replay(self) -> Replay:
         return Replay(self.game, len(self.seats), self.seed, self.options, self.actions)
@@ -143,24 +167,23 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
         versions.append(got.version if not isinstance(got, Fault) else "")
         if isinstance(got, Fault):
             fault(seat, got)
-    start = {
-        "type": "start",
-        "match": spec.match_id,
-        "game": spec.game,
-        "seats": n,
-        "players": [b.name for b in spec.bots],
-        "options": dict(state.options),
-        "time": {
-            "decision_ms": time_left(limits.decision),
-            "bank_ms": time_left(limits.bank),
-        },
-    }
     for seat, conn in enumerate(conns):
-        if conn is not None and (problem := conn.notify({**start, "seat": seat})):
+        start = {
+            "type": "start",
+            "match": spec.match_id,
+            "game": spec.game,
+            "seat": seat,
+            "seats": n,
+            "players": [b.name for b in spec.bots],
+            "options": dict(state.options),
+            "time": {"decision_ms": time_left(limits.decision), "bank_ms": time_left(limits.bank)},
+        }
+        if conn is not None and (problem := conn.notify(start)):
             fault(seat, problem)
 
     cursors = [0] * n
     bank = [limits.bank] * n
+    decision_ms = time_left(limits.decision)
     fallback: list[int] = []
     debug: list[tuple[int, int, str]] = []
     debug_left = [pool.limits.debug_total] * n
@@ -168,7 +191,7 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
     while not state.is_over():
         movers = state.to_move()
         legal = {seat: state.legal(seat) for seat in movers}
-        asked: list[int] = []
+        asking: list[tuple[int, Connection]] = []
         for seat in movers:
             conn = conns[seat]
             if conn is None:
@@ -180,23 +203,15 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
                 "observation": state.observation(seat),
                 "legal": legal[seat],
                 "events": state.events_for(seat, cursors[seat]),
-                "time": {
-                    "decision_ms": time_left(limits.decision),
-                    "bank_ms": time_left(bank[seat]),
-                },
+                "time": {"decision_ms": decision_ms, "bank_ms": time_left(bank[seat])},
             }
             cursors[seat] = len(state.log)
             conn.ask(message, legal[seat], time.monotonic() + limits.decision + bank[seat])
-            asked.append(seat)
-        answers: dict[int, Answer | Fault] = dict(
-            zip(
-                asked, collect([c for c in (conns[s] for s in asked) if c is not None]), strict=True
-            )
-        )
+            asking.append((seat, conn))
+        replies = collect([conn for _, conn in asking])
+        answers = {seat: reply for (seat, _), reply in zip(asking, replies, strict=True)}
         for seat in movers:
             answer = answers.get(seat)
-            if isinstance(answer, Fault):
-                fault(seat, answer)
             if isinstance(answer, Answer):
                 times[seat].append(answer.seconds)
                 bank[seat] -= max(0.0, answer.seconds - limits.decision)
@@ -206,6 +221,8 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
                     debug.append((len(actions), seat, note))
                 action = legal[seat][answer.index]
             else:
+                if answer is not None:
+                    fault(seat, answer)
                 fallback.append(len(actions))
                 action = legal[seat][0]
             state.apply(seat, action)
@@ -247,5 +264,5 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
             {"count": len(t), "total_s": round(sum(t), 6), "max_s": round(max(t, default=0), 6)}
             for t in times
         ),
-        seconds=time.monotonic() - began,
+        seconds=round(time.monotonic() - began, 6),
     )

@@ -34,6 +34,7 @@ class BotPool:
     distinct bots needs one process per bot per worker, whatever the seating.
 
     Use it as a context manager, or call :meth:`close`; either way no process is left behind.
+    A pool belongs to one process: make it inside each worker, never share one across a fork.
     """
 
     def __init__(self, limits: RunLimits | None = None, scratch_root: Path | None = None) -> None:
@@ -53,7 +54,9 @@ class BotPool:
         key = (bot.source, slot)
         live = self._live.get(key)
         if live is not None:
-            return live
+            if live.alive():
+                return live
+            self.discard(bot, slot)  # it died between matches: start a fresh one
         started = self._start(bot, key)
         if isinstance(started, Fault):
             return started
@@ -88,6 +91,11 @@ class BotPool:
         self._scratch[key] = scratch
         return connection
 
+    def put(self, bot: BotSpec, slot: int, connection: Connection) -> None:
+        """Seat an already live connection as (bot, slot), e.g. an in-process agent in a test."""
+        self.discard(bot, slot)
+        self._live[(bot.source, slot)] = connection
+
     def discard(self, bot: BotSpec, slot: int = 0) -> None:
         """Stop the bot at (bot, slot) now (after a fault); the next :meth:`get` restarts it."""
         key = (bot.source, slot)
@@ -100,6 +108,8 @@ class BotPool:
 
     def close(self) -> None:
         """Say ``bye`` to every live bot, kill what does not exit, remove scratch folders."""
+        for live in self._live.values():
+            live.say_bye()
         for key in list(self._live):
             live = self._live.pop(key)
             try:

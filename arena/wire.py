@@ -43,10 +43,16 @@ def canonical(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
-def excerpt(data: bytes | str, limit: int = 200) -> str:
-    """A short printable piece of what a bot sent, for fault messages."""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+def excerpt(data: bytes, limit: int = 200) -> str:
+    """A short printable piece of what a bot sent, for fault messages (JSON stays as is)."""
+    text = data[: limit + 1].decode("utf-8", "replace")
+    if len(data) > limit:
+        text = text[:limit] + "..."
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return repr(text)
+    return text
 
 
 class LineBuffer:

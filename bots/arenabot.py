@@ -21,11 +21,11 @@ The protocol itself is in ``protocol/README.md``; this helper answers ``hello``,
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 PROTOCOL = 1
 
@@ -63,7 +63,8 @@ def run(
     """Serve the protocol on stdin/stdout until ``bye`` or end of input."""
     source = stdin or sys.stdin
     sink = stdout or sys.stdout
-    wants_match = len(inspect.signature(choose).parameters) >= 3
+    code = getattr(choose, "__code__", None)
+    wants_match = code is not None and code.co_argcount >= 3
     match = Match({})
 
     def send(message: dict[str, Any]) -> None:

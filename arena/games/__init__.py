@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.games import take5
+from arena.games import take5, ten
 from arena.games.base import (
     JSON,
     Action,
@@ -20,6 +20,7 @@ from arena.games.base import (
 
 GAMES: dict[str, GameSpec] = {
     take5.SPEC.name: take5.SPEC,
+    ten.SPEC.name: ten.SPEC,
 }
 
 

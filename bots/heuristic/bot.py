@@ -9,12 +9,13 @@ from __future__ import annotations
 import importlib
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
-# arenabot.py lives in bots/, one folder up; a copy beside bot.py would be found first.
-sys.path[:0] = [str(HERE), str(HERE.parent)]
+# A copy of bots/arenabot.py sits beside bot.py: in the sandbox a bot sees only its own folder.
+sys.path.insert(0, str(HERE))
 
 import arenabot  # noqa: E402
 
