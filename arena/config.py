@@ -44,6 +44,9 @@ class Schedule:
     """Start fresh bot processes for every match (slower; a bot cannot remember a deal)."""
     rounds_per_batch: int = 1
     """Rounds per batch for each game and table size; a round seats every entrant once."""
+    min_batch_matches: int = 32
+    """More rounds are added to a batch until it holds at least this many matches (so that
+    workers stay busy; independent of the number of workers, so results are too)."""
     warmup_batches: int = 2
     """Batches scheduled uniformly before adaptive scheduling starts."""
     adaptive: bool = True
@@ -286,6 +289,8 @@ def config_text(config: LeagueConfig) -> str:
         "# A batch holds this many rounds per game and table size; a round seats every",
         "# entrant once. Batch k is planned from the results of batches up to k - 2.",
         f"rounds_per_batch = {s.rounds_per_batch}",
+        "# ... and more rounds until a batch holds at least this many matches.",
+        f"min_batch_matches = {s.min_batch_matches}",
         "# Uniform batches first, then adaptive ones (uncertain ratings, close tables).",
         f"warmup_batches = {s.warmup_batches}",
         f"adaptive = {_toml_value(s.adaptive)}",

@@ -78,7 +78,7 @@ def content_hash(files: Mapping[str, bytes]) -> str:
 
 def validate_name(name: str) -> str:
     """A bot name: 1-64 letters, digits, ``_ . + -``, starting alphanumeric (no paths, no markup)."""
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise LeagueError(
             f"bad bot name {name!r}: 1-64 letters, digits, _ . + - (starting with a letter or digit)"
         )
@@ -145,9 +145,11 @@ class League:
         return self.store.entrants()
 
     def bot_spec(self, entrant: Entrant) -> BotSpec:
+        """The entrant's bot; its ``source`` (in records, and the pool's key) is relative to the
+        league folder, so records do not depend on where the league lives."""
         if entrant.source.startswith("builtin:"):
             return load_bot(entrant.source)
-        return load_bot(str((self.folder / entrant.source).resolve()))
+        return load_bot(entrant.source, base=self.folder.resolve())
 
     def submit(
         self,
@@ -170,11 +172,11 @@ class League:
                 f"{text} plays none of the league's games ({', '.join(league_games)})"
             )
         if spec.kind is BotKind.BUILTIN:
-            name = validate_name(name or f"builtin-{spec.name}")
+            name = validate_name(f"builtin-{spec.name}" if name is None else name)
             version, author, label, source = "builtin", author or "arena", "builtin", text
             copy_from: dict[str, bytes] = {}
         else:
-            name = validate_name(name or spec.name)
+            name = validate_name(spec.name if name is None else name)
             assert spec.directory is not None
             author = author if author is not None else spec.author
             label = spec.version
@@ -246,7 +248,7 @@ class League:
         try:
             if source.startswith("builtin:"):
                 return load_bot(source)
-            return load_bot(str((self.folder / source).resolve()))
+            return load_bot(source, base=self.folder.resolve())
         except BotError as exc:
             raise LeagueError(str(exc)) from None
 
@@ -334,6 +336,13 @@ class League:
                 self.store.set_meta("rated_batches", str(rated + 1))
                 self._suspend(rated)
                 planned += self._plan(ratings, rated)
+        rated = self.rated_batches()
+        if rated and rated == self.store.batch_count():
+            # Everything planned is played: plan again from the last rating, exactly as the
+            # step after that rating did (so this changes nothing unless the config did, e.g.
+            # a larger budget, or new entrants arrived).
+            with self.store.transaction():
+                planned += self._plan(ratings, rated - 1)
         return planned
 
     def _suspend(self, through: int) -> None:

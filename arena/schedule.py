@@ -1,6 +1,7 @@
 """Which matches to play: batches of tables, duplicate sets, uniform then adaptive.
 
-A **batch** holds, for every game and table size of the league, ``rounds_per_batch`` rounds; a
+A **batch** holds rounds -- ``rounds_per_batch`` of them, more if needed to reach
+``min_batch_matches`` matches -- each covering every game and table size of the league; a
 **round** seats every entrant of that game once (the last table is filled up with entrants
 already seated, chosen at random, so every table is full). A **table** is played as a
 **duplicate set** -- the same deal (seed) once per rotation of the seats, so each bot holds each
@@ -92,18 +93,27 @@ def adaptive_round(
     seats: int,
     ratings: Mapping[int, trueskill.Rating],
     env: trueskill.TrueSkill,
+    met: dict[tuple[int, int], int] | None = None,
 ) -> list[tuple[int, ...]]:
     """Every entrant seated once, tables chosen where a result tells the most.
 
     Each table starts from the unseated entrant with the largest uncertainty (sigma) and is
     completed one seat at a time with the entrant that gives the table the highest TrueSkill
-    match quality (the draw probability: a close table is an informative one). The last table
-    is topped up the same way from the entrants already seated. Seat order is random.
+    match quality (the draw probability: a close table is an informative one), halved for every
+    earlier meeting in this batch with someone already at the table (``met`` counts them, and
+    is updated), so that later rounds of a batch vary. The last table is topped up the same way
+    from the entrants already seated. Seat order is random.
     """
     default = env.create_rating()
+    met = {} if met is None else met
 
     def rating(bot: int) -> trueskill.Rating:
         return ratings.get(bot, default)
+
+    def score(table: list[int], bot: int) -> tuple[float, int]:
+        quality = env.quality([(rating(x),) for x in [*table, bot]])
+        meetings = sum(met.get((min(x, bot), max(x, bot)), 0) for x in table)
+        return (quality * 0.5**meetings, -bot)
 
     unseated = sorted(entrants)
     tables: list[tuple[int, ...]] = []
@@ -116,16 +126,21 @@ def adaptive_round(
             if not pool:
                 table.append(table[len(table) % len(set(table))])
                 continue
-            best = max(
-                pool,
-                key=lambda b: (env.quality([(rating(x),) for x in [*table, b]]), -b),
-            )
+            best = max(pool, key=lambda b: score(table, b))
             table.append(best)
             if best in unseated:
                 unseated.remove(best)
+        for i, x in enumerate(table):
+            for y in table[i + 1 :]:
+                if x != y:
+                    key = (min(x, y), max(x, y))
+                    met[key] = met.get(key, 0) + 1
         rng.shuffle(table)
         tables.append(tuple(table))
     return tables
+
+
+MAX_ROUNDS = 1000
 
 
 def plan_batch(
@@ -138,32 +153,49 @@ def plan_batch(
     """The matches of batch ``batch``: (mode, matches in schedule order).
 
     ``entrants`` are the active entrant ids per game; ``ratings`` None means a uniform batch.
+    Rounds are added (each covering every game and table size) until there are at least
+    ``rounds_per_batch`` of them and the batch holds ``min_batch_matches`` matches.
     """
-    adaptive = (
-        ratings is not None and config.schedule.adaptive and batch >= config.schedule.warmup_batches
-    )
+    s = config.schedule
+    adaptive = ratings is not None and s.adaptive and batch >= s.warmup_batches
+    duplicate = s.duplicate
     tables: list[tuple[GameConfig, Table]] = []
-    for game in config.games:
-        players = sorted(entrants.get(game.name, ()))
-        for seats in game.seats:
-            if not players or (seats > 1 and len(players) < 2):
-                continue
-            for round_no in range(config.schedule.rounds_per_batch):
+    met: dict[tuple[str, int], dict[tuple[int, int], int]] = {}
+    count = 0
+    for round_no in range(MAX_ROUNDS):
+        if round_no >= s.rounds_per_batch and count >= s.min_batch_matches:
+            break
+        before = len(tables)
+        for game in config.games:
+            players = sorted(entrants.get(game.name, ()))
+            for seats in game.seats:
+                if not players or (seats > 1 and len(players) < 2):
+                    continue
                 rng = round_rng(config.seed, batch, game.name, seats, round_no)
                 if seats == 1:
                     seed = game_seed(config.seed, batch, game.name, len(tables))
                     tables += [(game, Table(game.name, (p,), seed)) for p in players]
                     continue
                 if adaptive and ratings is not None:
-                    seated = adaptive_round(rng, players, seats, ratings.get(game.name, {}), env)
+                    seated = adaptive_round(
+                        rng,
+                        players,
+                        seats,
+                        ratings.get(game.name, {}),
+                        env,
+                        met.setdefault((game.name, seats), {}),
+                    )
                 else:
                     seated = uniform_round(rng, players, seats)
                 for bots in seated:
                     seed = game_seed(config.seed, batch, game.name, len(tables))
                     tables.append((game, Table(game.name, bots, seed)))
-    rotations = [
-        len(t.bots) if config.schedule.duplicate and len(t.bots) > 1 else 1 for _, t in tables
-    ]
+        if len(tables) == before:
+            break
+        count += sum(
+            len(t.bots) if duplicate and len(t.bots) > 1 else 1 for _, t in tables[before:]
+        )
+    rotations = [len(t.bots) if duplicate and len(t.bots) > 1 else 1 for _, t in tables]
     matches: list[Planned] = []
     # Rotation-major order: the rotations of one deal are spread over the batch, not played
     # back to back by the same worker.

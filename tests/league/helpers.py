@@ -1,0 +1,163 @@
+"""Shared helpers of the league tests: leagues in tmp dirs, tiny fault bots, fingerprints."""
+
+from __future__ import annotations
+
+import sqlite3
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.league import League
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FAULT_BOT = """\
+import json, sys, time
+MODE = {mode!r}
+NAME = {name!r}
+n = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "hello":
+        if MODE == "bad_hello":
+            print("not json", flush=True)
+            continue
+        reply = {{"name": NAME, "version": "1"}}
+    elif t == "act":
+        n += 1
+        if MODE == "crash" and n % 7 == 3:
+            sys.stderr.write("about to crash\\n")
+            sys.exit(3)
+        if MODE == "hang" and n % 7 == 3:
+            time.sleep(30)
+        if MODE == "illegal":
+            reply = {{"id": m["id"], "index": 10**6}}
+        else:
+            reply = {{"id": m["id"], "index": 0}}
+    elif t == "bye":
+        break
+    else:
+        continue
+    print(json.dumps(reply), flush=True)
+"""
+
+
+def write_bot(
+    where: Path,
+    name: str,
+    mode: str = "first",
+    games: tuple[str, ...] = ("take5",),
+    author: str = "tests",
+) -> Path:
+    """A bot folder: ``mode`` is first (always index 0), crash, hang, illegal or bad_hello."""
+    folder = where / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.py").write_text(FAULT_BOT.format(mode=mode, name=name), encoding="utf-8")
+    (folder / "bot.toml").write_text(
+        textwrap.dedent(
+            f"""\
+            name = "{name}"
+            author = "{author}"
+            version = "1"
+            command = ["python3", "bot.py"]
+            games = {list(games)!r}
+            """
+        ).replace("'", '"'),
+        encoding="utf-8",
+    )
+    return folder
+
+
+def write_config(folder: Path, text: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bots").mkdir(exist_ok=True)
+    (folder / "league.toml").write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+SMALL = """\
+seed = 7
+workers = 2
+[games.take5]
+seats = [3]
+[schedule]
+max_matches = {budget}
+min_batch_matches = {batch}
+warmup_batches = 2
+chunk = 2
+[limits]
+decision = {decision}
+bank = {bank}
+startup = 10.0
+[entrants]
+suspend_min_matches = {suspend_min}
+suspend_fault_rate = {suspend_rate}
+"""
+
+
+def small_league(
+    folder: Path,
+    bots: list[str],
+    budget: int = 60,
+    batch: int = 12,
+    decision: float = 1.0,
+    bank: float = 5.0,
+    suspend_min: int = 10,
+    suspend_rate: float = 0.5,
+    check: bool = False,
+) -> Path:
+    write_config(
+        folder,
+        SMALL.format(
+            budget=budget,
+            batch=batch,
+            decision=decision,
+            bank=bank,
+            suspend_min=suspend_min,
+            suspend_rate=suspend_rate,
+        ),
+    )
+    with League.open(folder) as lg:
+        for bot in bots:
+            lg.submit(bot, check=check)
+    return folder
+
+
+def fingerprint(folder: Path) -> dict[str, Any]:
+    """Everything a league decided, without timings: schedule, results, ratings, statuses."""
+    db = sqlite3.connect(folder / "league.db")
+    try:
+        schedule = db.execute(
+            "SELECT match_id, batch, ordinal, game, tab, rotation, seed, options, bots, cancelled"
+            " FROM schedule ORDER BY batch, ordinal"
+        ).fetchall()
+        results = []
+        for match_id, ranks, scores, faults, record in db.execute(
+            "SELECT match_id, ranks, scores, faults, record FROM results ORDER BY match_id"
+        ):
+            data = orjson.loads(record)
+            for key in ("seconds", "decisions"):
+                data.pop(key)
+            results.append((match_id, ranks, scores, faults, data))
+        ratings = db.execute("SELECT * FROM ratings ORDER BY game, bot").fetchall()
+        bots = db.execute(
+            "SELECT id, name, version, status, reason FROM bots ORDER BY id"
+        ).fetchall()
+        batches = db.execute("SELECT * FROM batches ORDER BY batch").fetchall()
+        meta = db.execute("SELECT * FROM meta ORDER BY key").fetchall()
+        faults = db.execute(
+            "SELECT match_id, seat, bot, step, status FROM faults ORDER BY match_id, seat"
+        ).fetchall()
+    finally:
+        db.close()
+    return {
+        "schedule": schedule,
+        "results": results,
+        "ratings": ratings,
+        "bots": bots,
+        "batches": batches,
+        "meta": meta,
+        "faults": faults,
+    }

@@ -1,0 +1,128 @@
+"""The league commands through click's CliRunner, and Ctrl-C on a real run."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from tests.league.helpers import ROOT, write_bot
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def make(tmp_path: Path, budget: int = 24) -> Path:
+    folder = tmp_path / "lg"
+    code, out = run("league", "init", str(folder), "--seed", "3")
+    assert code == 0, out
+    text = (folder / "league.toml").read_text()
+    assert "# Duplicate sets" in text and "seed = 3" in text
+    text = text.replace("max_matches = 2000", f"max_matches = {budget}")
+    (folder / "league.toml").write_text(text)
+    return folder
+
+
+def test_init_refuses_to_overwrite_a_league(tmp_path: Path) -> None:
+    folder = make(tmp_path)
+    code, out = run("league", "init", str(folder))
+    assert code == 1 and "already has a league.toml" in out
+
+
+def test_a_league_from_the_command_line(tmp_path: Path) -> None:
+    folder = make(tmp_path)
+    lg = str(folder)
+    code, out = run("submit", str(ROOT / "bots" / "random"), "--league", lg)
+    assert code == 0 and "entered random version" in out and "checked in take5" in out, out
+    code, out = run("submit", "builtin:first", "--league", lg)
+    assert code == 0, out
+    code, out = run("submit", "builtin:first", "--league", lg)
+    assert code == 1 and "already submitted" in out
+    code, out = run("submit", str(write_bot(tmp_path, "nope", "bad_hello")), "--league", lg)
+    assert code == 1 and "failed the check" in out
+    code, out = run("submit", "builtin:random", "--league", lg, "--name", "<b>")
+    assert code == 1 and "bad bot name" in out
+    code, out = run("bots", "--league", lg)
+    assert code == 0 and "builtin-first" in out and "random" in out
+    code, out = run("league", "run", lg, "--quiet")
+    assert code == 0 and "played 24 matches" in out, out
+    code, out = run("league", "status", lg)
+    assert code == 0 and "take5: TrueSkill" in out and "overall" in out and "(finished)" in out
+    code, out = run("league", "status", lg, "--json")
+    summary = json.loads(out)
+    assert summary["matches_played"] == 24
+    assert {r["name"] for r in summary["games"]["take5"]["ratings"]} == {"random", "builtin-first"}
+    code, out = run("league", "export", lg)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) == 24 and all("actions" in r and "schedule" in r for r in lines)
+    code, out = run("league", "export", lg, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 24 * 4 and rows[0]["game"] == "take5"
+    code, out = run("withdraw", "random", "--league", lg)
+    assert code == 0 and "withdrew random" in out
+    code, out = run("withdraw", "random", "--league", lg)
+    assert code == 1 and "no active entrant" in out
+    code, out = run("league", "status", "nowhere-at-all")
+    assert code == 1 and "is not a league" in out
+
+
+def test_a_bad_config_is_named(tmp_path: Path) -> None:
+    folder = make(tmp_path)
+    (folder / "league.toml").write_text("seed = 1\n[schedule]\nmax_matchez = 3\n")
+    code, out = run("league", "status", str(folder))
+    assert code == 1 and "max_matchez" in out
+
+
+def bot_processes(folder: Path) -> list[int]:
+    """Processes whose working directory is inside ``folder`` (the bots run in their folder)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+            except OSError:
+                continue
+            if cwd.startswith(str(folder.resolve())):
+                found.append(int(pid))
+    return found
+
+
+def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(tmp_path: Path) -> None:
+    folder = make(tmp_path, budget=400)
+    for bot in ("bots/random", "bots/heuristic"):
+        assert run("submit", str(ROOT / bot), "--league", str(folder), "--no-check")[0] == 0
+    command = [sys.executable, "-m", "arena", "league", "run", str(folder), "--quiet"]
+    child = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not bot_processes(folder) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert bot_processes(folder)
+    time.sleep(0.5)
+    os.killpg(child.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 1
+    assert "run again to resume" in err
+    time.sleep(0.5)
+    assert bot_processes(folder) == []
+    code, out = run("league", "run", str(folder), "--quiet")
+    assert code == 0, out
+    code, out = run("league", "status", str(folder), "--json")
+    assert json.loads(out)["matches_played"] == 400

@@ -1,0 +1,236 @@
+"""Whole leagues: determinism across worker counts, resume, faults, submissions."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.executor import run_league
+from arena.league import League, LeagueError
+from tests.league.helpers import ROOT, fingerprint, small_league, write_bot
+
+RANDOM_BOT = str(ROOT / "bots" / "random")
+
+
+def entrants(tmp_path: Path) -> list[str]:
+    return [
+        RANDOM_BOT,
+        "builtin:random",
+        "builtin:first",
+        str(write_bot(tmp_path / "src", "firsty")),
+    ]
+
+
+def play(folder: Path, workers: int, max_new: int | None = None) -> int:
+    with League.open(folder) as lg:
+        return run_league(lg, workers, progress=None, max_new=max_new).played
+
+
+def test_the_same_league_whatever_the_number_of_workers(tmp_path: Path) -> None:
+    one = small_league(tmp_path / "one", entrants(tmp_path))
+    two = small_league(tmp_path / "two", entrants(tmp_path))
+    assert play(one, 1) == 60
+    assert play(two, 2) == 60
+    a, b = fingerprint(one), fingerprint(two)
+    assert a == b
+    assert len(a["results"]) == 60
+    assert {mode for _, mode, _, _ in a["batches"]} == {"uniform", "adaptive"}
+
+
+def test_ratings_are_reproducible_from_the_stored_results(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", entrants(tmp_path))
+    play(folder, 2)
+    with League.open(folder) as lg:
+        assert lg.rate_from_scratch().rows() == lg.load_ratings().rows()
+        assert lg.finished()
+        assert lg.rated_batches() == lg.store.batch_count()
+
+
+def test_stopping_and_resuming_gives_the_uninterrupted_league(tmp_path: Path) -> None:
+    whole = small_league(tmp_path / "whole", entrants(tmp_path))
+    parts = small_league(tmp_path / "parts", entrants(tmp_path))
+    play(whole, 2)
+    for _ in range(5):
+        play(parts, 2, max_new=7)
+    play(parts, 1)
+    assert fingerprint(parts) == fingerprint(whole)
+    assert play(parts, 2) == 0  # a finished league plays nothing more
+
+
+def kill_and_resume(tmp_path: Path, kills: int, seed: int) -> None:
+    """Run the league as a subprocess, kill -9 it at random moments, rerun to the end."""
+    rng = random.Random(seed)
+    bots = entrants(tmp_path)
+    whole = small_league(tmp_path / "whole", bots, budget=120)
+    killed = small_league(tmp_path / "killed", bots, budget=120)
+    play(whole, 2)
+    command = [sys.executable, "-m", "arena", "league", "run", str(killed), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done_kills = 0
+    for _ in range(kills * 4):
+        child = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        time.sleep(rng.uniform(0.3, 1.2))
+        if child.poll() is not None:
+            break
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        done_kills += 1
+        if done_kills == kills:
+            break
+    subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
+    assert done_kills >= 1
+    assert fingerprint(killed) == fingerprint(whole)
+
+
+def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    kill_and_resume(tmp_path, kills=2, seed=1)
+
+
+@pytest.mark.slow
+def test_kill_9_many_times_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    kill_and_resume(tmp_path, kills=6, seed=2)
+
+
+def test_a_league_of_faulty_bots_finishes_with_every_fault_recorded(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    bots = [
+        "builtin:random",
+        "builtin:first",
+        str(write_bot(src, "crasher", "crash")),
+        str(write_bot(src, "sleeper", "hang")),
+        str(write_bot(src, "cheat", "illegal")),
+    ]
+    folder = small_league(
+        tmp_path / "l",
+        bots,
+        budget=72,
+        decision=0.05,
+        bank=0.1,
+        suspend_min=6,
+        suspend_rate=0.9,
+    )
+    play(folder, 2)
+    with League.open(folder) as lg:
+        assert lg.finished()
+        summary = lg.summary()
+        by_name = {e["name"]: e for e in summary["entrants"]}
+        statuses = {
+            name: {s for _, n, _, s, _ in lg.store.fault_list(10_000) if n == name}
+            for name in by_name
+        }
+    assert statuses["crasher"] == {"crash"}
+    assert statuses["sleeper"] == {"timeout"}
+    assert statuses["cheat"] == {"illegal_action"}
+    assert statuses["builtin-random"] == statuses["builtin-first"] == set()
+    # the cheat faults in every match and is suspended, with the reason shown
+    assert by_name["cheat"]["status"] == "suspended"
+    assert "illegal_action" in by_name["cheat"]["reason"]
+    assert by_name["builtin-first"]["status"] == "active"
+    ranking = [r["name"] for r in summary["games"]["take5"]["ratings"]]
+    assert ranking.index("cheat") > ranking.index("builtin-first")
+    db = fingerprint(folder)
+    crash = next(r for r in db["results"] if any(f["status"] == "crash" for f in r[4]["faults"]))
+    fault = next(f for f in crash[4]["faults"] if f["status"] == "crash")
+    assert "about to crash" in fault["stderr_tail"]
+
+
+def test_bad_names_are_refused(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", [])
+    bot = write_bot(tmp_path / "src", "okname")
+    with League.open(folder) as lg:
+        for name in [
+            "../x",
+            "a/b",
+            "<script>",
+            "",
+            "x" * 65,
+            ".hidden",
+            "a b",
+            "é",
+            "ok\n",
+            "a\x00",
+        ]:
+            with pytest.raises(LeagueError, match="bad bot name"):
+                lg.submit(str(bot), name=name, check=False)
+        assert lg.entrants() == []
+
+
+def test_broken_bots_fail_the_check_and_are_not_entered(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", [])
+    src = tmp_path / "src"
+    with League.open(folder) as lg:
+        with pytest.raises(LeagueError, match="bad_hello"):
+            lg.submit(str(write_bot(src, "mute", "bad_hello")))
+        with pytest.raises(LeagueError, match="crash") as info:
+            lg.submit(str(write_bot(src, "crasher", "crash")))
+        assert "about to crash" in str(info.value)
+        with pytest.raises(LeagueError, match="illegal_action"):
+            lg.submit(str(write_bot(src, "cheat", "illegal")))
+        with pytest.raises(LeagueError, match="no bot at"):
+            lg.submit(str(src / "missing"))
+        with pytest.raises(LeagueError, match="none of the league's games"):
+            lg.submit(str(write_bot(src, "other", games=("phase10",))))
+        assert lg.entrants() == []
+        assert list((folder / "bots").iterdir()) == []
+        entered = lg.submit(str(write_bot(src, "good")))
+        assert entered.checked == ("take5",)
+
+
+def test_resubmission_makes_a_new_version_and_keeps_the_old_results(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    bot = write_bot(src, "evolver")
+    folder = small_league(tmp_path / "l", ["builtin:random", "builtin:first", str(bot)], budget=24)
+    play(folder, 2)
+    with League.open(folder) as lg:
+        with pytest.raises(LeagueError, match="already submitted"):
+            lg.submit(str(bot), check=False)
+        (bot / "notes.txt").write_text("a change")
+        again = lg.submit(str(bot), check=False)
+        assert again.replaced is not None and again.replaced.name == "evolver"
+        assert again.entrant.version != again.replaced.version
+        assert again.entrant.previous == again.replaced.id
+        other = write_bot(tmp_path / "elsewhere", "evolver", author="someone else")
+        with pytest.raises(LeagueError, match="taken by another author"):
+            lg.submit(str(other), check=False)
+        statuses = {e.id: e.status for e in lg.entrants()}
+        assert statuses[again.replaced.id] == "replaced"
+        old_results = lg.store.fault_counts(10**6)[again.replaced.id][0]
+    assert old_results > 0
+    with League.open(folder) as lg:
+        lg.config = lg.config.__class__(
+            **{**lg.config.__dict__, "schedule": lg.config.schedule.__class__(max_matches=48)}
+        )
+        run_league(lg, 2, progress=None)
+        counts = lg.store.fault_counts(10**6)
+        assert counts[again.replaced.id][0] == old_results  # the old version played no more
+        assert counts[again.entrant.id][0] > 0
+        names = [r["name"] for r in lg.summary()["games"]["take5"]["ratings"]]
+        assert names.count("evolver") == 2
+
+
+def test_a_withdrawn_bot_plays_no_new_matches(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", entrants(tmp_path), budget=60)
+    play(folder, 2, max_new=10)
+    with League.open(folder) as lg:
+        played_before = lg.store.fault_counts(10**6)
+        firsty = next(e for e in lg.entrants() if e.name == "firsty")
+        _, cancelled = lg.withdraw("firsty")
+        assert cancelled > 0
+        with pytest.raises(LeagueError, match="no active entrant"):
+            lg.withdraw("firsty")
+    play(folder, 2)
+    with League.open(folder) as lg:
+        after = lg.store.fault_counts(10**6)
+        assert after[firsty.id][0] <= played_before[firsty.id][0] + 4  # in-flight chunk at most
+        assert lg.finished()
+        assert next(e for e in lg.entrants() if e.id == firsty.id).status == "withdrawn"
+        assert any(r["name"] == "firsty" for r in lg.summary()["games"]["take5"]["ratings"])

@@ -1,0 +1,127 @@
+"""Ratings: known values, duplicate sets as one result, faults as losses, order and carry-over."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.config import Rating
+from arena.rating import LeagueRatings, overall, rate_by_batches, solo_scores
+from arena.store import Outcome
+
+ENV = Rating().environment()
+
+
+def outcome(
+    bots: tuple[int, ...],
+    ranks: tuple[int, ...],
+    tab: int = 0,
+    batch: int = 0,
+    ordinal: int = 0,
+    scores: tuple[float, ...] | None = None,
+) -> Outcome:
+    return Outcome(
+        f"m{batch}-{ordinal}",
+        batch,
+        ordinal,
+        "take5",
+        tab,
+        bots,
+        ranks,
+        scores or tuple(float(r) for r in ranks),
+        0,
+    )
+
+
+def test_one_win_matches_the_published_trueskill_numbers() -> None:
+    ratings = LeagueRatings(ENV)
+    ratings.rate_batch([outcome((1, 2), (1, 2))])
+    win, loss = ratings.ratings["take5"][1], ratings.ratings["take5"][2]
+    assert (round(win.mu, 3), round(win.sigma, 3)) == (29.396, 7.171)
+    assert (round(loss.mu, 3), round(loss.sigma, 3)) == (20.604, 7.171)
+
+
+def test_a_duplicate_set_is_one_result_of_mean_places() -> None:
+    # Bot 1 wins one rotation, bot 2 the other: a tie over the set.
+    ratings = LeagueRatings(ENV)
+    ratings.rate_batch([outcome((1, 2), (1, 2), ordinal=0), outcome((2, 1), (1, 2), ordinal=1)])
+    a, b = ratings.ratings["take5"][1], ratings.ratings["take5"][2]
+    assert a.mu == pytest.approx(b.mu) == pytest.approx(25.0)
+    assert a.sigma < 25 / 3
+    assert ratings.sets[("take5", 1)] == 1 and ratings.matches[("take5", 1)] == 2
+
+
+def test_a_faulted_seat_ranked_last_counts_as_a_loss() -> None:
+    ratings = LeagueRatings(ENV)
+    # the record's ranks are after fault demotion: the faulted seat 0 is last
+    ratings.rate_batch([outcome((1, 2, 3), (3, 1, 2))])
+    order = [s.bot for s in ratings.standings("take5")]
+    assert order == [2, 3, 1]
+
+
+def test_a_bot_in_two_seats_counts_once_with_its_mean_place() -> None:
+    ratings = LeagueRatings(ENV)
+    ratings.rate_batch([outcome((1, 1, 2), (1, 3, 2))])
+    assert set(ratings.ratings["take5"]) == {1, 2}
+    assert ratings.ratings["take5"][1].mu == pytest.approx(25.0)  # mean place 2 = bot 2's
+
+
+def test_incremental_and_from_scratch_agree_and_order_matters() -> None:
+    batches = [
+        [
+            outcome((1, 2, 3), (1, 2, 3), tab=0, batch=0, ordinal=0),
+            outcome((3, 1, 2), (1, 3, 2), tab=1, batch=0, ordinal=1),
+        ],
+        [outcome((2, 3, 1), (1, 1, 3), tab=0, batch=1, ordinal=0)],
+    ]
+    step = LeagueRatings(ENV)
+    for batch in batches:
+        step.rate_batch(list(reversed(batch)))  # arrival order does not matter
+    again = LeagueRatings(ENV)
+    again.load(step.rows())
+    scratch = rate_by_batches(ENV, [o for b in batches for o in b])
+    assert scratch.rows() == step.rows() == again.rows()
+    flipped = rate_by_batches(ENV, [o for b in reversed(batches) for o in b])
+    swapped = [replace_batch(o, 1 - o.batch) for b in batches for o in b]
+    assert rate_by_batches(ENV, swapped).rows() != scratch.rows()
+    assert flipped.rows() == scratch.rows()  # sorted by batch number, not by input order
+
+
+def replace_batch(o: Outcome, batch: int) -> Outcome:
+    return Outcome(o.match_id, batch, o.ordinal, o.game, o.tab, o.bots, o.ranks, o.scores, 0)
+
+
+def test_a_new_version_carries_the_old_rating_over_or_starts_afresh() -> None:
+    first = [outcome((1, 2), (1, 2), tab=t, batch=0, ordinal=t) for t in range(5)]
+    later = [outcome((3, 2), (2, 1), tab=0, batch=1)]
+    carry = rate_by_batches(ENV, first + later, {3: 1}, carry=True)
+    fresh = rate_by_batches(ENV, first + later, {3: 1}, carry=False)
+    old = carry.ratings["take5"][1]
+    assert carry.ratings["take5"][3].mu < old.mu  # started from bot 1's rating, then lost
+    assert carry.ratings["take5"][3].mu > fresh.ratings["take5"][3].mu
+    assert fresh.ratings["take5"][3].mu < 25
+
+
+def test_overall_is_the_mean_conservative_rating_over_games_played() -> None:
+    ratings = LeagueRatings(ENV)
+    ratings.rate_batch([outcome((1, 2), (1, 2))])
+    other = Outcome("x", 0, 1, "ten", 1, (1, 3), (2, 1), (0, 1), 0)
+    ratings.rate_batch([other])
+    per_game = {g: ratings.standings(g) for g in ("take5", "ten")}
+    table = {bot: (score, n) for bot, score, n in overall(per_game)}
+    c = {g: {s.bot: s.conservative for s in per_game[g]} for g in per_game}
+    assert table[1] == (pytest.approx((c["take5"][1] + c["ten"][1]) / 2), 2)
+    assert table[2] == (pytest.approx(c["take5"][2]), 1)
+
+
+def test_solo_results_make_a_score_table() -> None:
+    rows = [
+        outcome((b,), (1,), tab=i, ordinal=i, scores=(s,))
+        for i, (b, s) in enumerate([(1, 10.0), (1, 14.0), (2, 20.0), (2, 20.0)])
+    ]
+    high = solo_scores(rows, higher_is_better=True)
+    assert [(s.bot, s.matches, s.mean) for s in high] == [(2, 2, 20.0), (1, 2, 12.0)]
+    assert high[1].stderr == pytest.approx(2.0)
+    assert [s.bot for s in solo_scores(rows, higher_is_better=False)] == [1, 2]
+    ratings = LeagueRatings(ENV)
+    ratings.rate_batch(rows)
+    assert ratings.ratings.get("take5", {}) == {}
