@@ -28,8 +28,15 @@ def default_out(name: str) -> Path:
     help="Where to write the site (default: the league folder's name + '-site', beside it).",
 )
 @click.option("--full", is_flag=True, help="Forget the cache and render every page again.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes rendering match pages.",
+)
 @click.option("--quiet", is_flag=True, help="No progress line.")
-def leaderboard(name: str, out: Path | None, full: bool, quiet: bool) -> None:
+def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bool) -> None:
     """Render league L's leaderboard site (static HTML; works from file://)."""
     target = out or default_out(name)
 
@@ -38,7 +45,7 @@ def leaderboard(name: str, out: Path | None, full: bool, quiet: bool) -> None:
             click.echo(f"\r{n} match pages", nl=False, err=True)
 
     with open_league(name) as lg:
-        report = build_site(lg, target, full=full, progress=progress)
+        report = build_site(lg, target, full=full, progress=progress, workers=workers)
     if not quiet and report.new_matches:
         click.echo("", err=True)
     click.echo(

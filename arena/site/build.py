@@ -8,10 +8,12 @@ the new matches landed on.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,20 +93,18 @@ def fingerprint(league: League) -> str:
     return f"{VERSION}|{league.folder.resolve()}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}|{r.draw_probability}|{carry}"
 
 
-class Site:
-    """One build of one league's site into ``out``."""
+class Pages:
+    """Writes pages from the templates; also what a worker process needs for match pages."""
 
-    def __init__(self, league: League, out: Path, templates: Path = TEMPLATES) -> None:
-        self.league = league
+    def __init__(
+        self, out: Path, templates: Path, bots: dict[int, BotRef], games: list[str]
+    ) -> None:
         self.out = out
-        self.env = environment(templates)
         self.templates = templates
+        self.env = environment(templates)
+        self.bots = bots
+        self.games = games
         self.pages = 0
-        self.entrants: list[Entrant] = league.entrants()
-        self.bots: dict[int, BotRef] = refs(self.entrants)
-        self.games: list[str] = [g.name for g in league.config.games]
-
-    # -- writing --------------------------------------------------------------------------
 
     def write(self, path: str, template: str, **context: Any) -> None:
         depth = path.count("/")
@@ -159,6 +159,39 @@ class Site:
             title=f"{game_title(m.game)} match {m.match_id}",
         )
 
+
+_worker: Pages | None = None
+
+
+def _start_worker(out: Path, templates: Path, bots: dict[int, BotRef], games: list[str]) -> None:
+    global _worker
+    _worker = Pages(out, templates, bots, games)
+
+
+def _render_match(m: StoredMatch) -> int:
+    assert _worker is not None
+    _worker.match_page(m)
+    return 1
+
+
+class Site(Pages):
+    """One build of one league's site into ``out``."""
+
+    def __init__(
+        self, league: League, out: Path, templates: Path = TEMPLATES, workers: int = 1
+    ) -> None:
+        self.league = league
+        self.entrants: list[Entrant] = league.entrants()
+        super().__init__(out, templates, refs(self.entrants), [g.name for g in league.config.games])
+        self.workers = workers
+
+    def render_matches(self, chunk: Sequence[StoredMatch], pool: Executor | None) -> None:
+        if pool is None:
+            for m in chunk:
+                self.match_page(m)
+        else:
+            self.pages += sum(pool.map(_render_match, chunk, chunksize=8))
+
     def ingest(
         self, cache: SiteCache, reader: LeagueReader, progress: Callable[[int], None] | None
     ) -> int:
@@ -168,6 +201,7 @@ class Site:
         chunk: list[StoredMatch] = []
 
         def flush() -> None:
+            self.render_matches(chunk, pool)
             tally = Tally.empty()
             with cache.transaction():
                 for m in chunk:
@@ -192,16 +226,27 @@ class Site:
                 cache.put("store_row", str(chunk[-1].row))
             chunk.clear()
 
-        for m in reader.results_after(watermark):
-            self.match_page(m)
-            chunk.append(m)
-            count += 1
-            if len(chunk) >= CHUNK:
+        pool: Executor | None = None
+        if self.workers > 1:
+            pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=_start_worker,
+                initargs=(self.out, self.templates, self.bots, self.games),
+            )
+        try:
+            for m in reader.results_after(watermark):
+                chunk.append(m)
+                count += 1
+                if len(chunk) >= CHUNK:
+                    flush()
+                    if progress:
+                        progress(count)
+            if chunk:
                 flush()
-                if progress:
-                    progress(count)
-        if chunk:
-            flush()
+        finally:
+            if pool is not None:
+                pool.shutdown()
         return count
 
     # -- rating history -------------------------------------------------------------------
@@ -406,11 +451,13 @@ def build_site(
     full: bool = False,
     templates: Path = TEMPLATES,
     progress: Callable[[int], None] | None = None,
+    workers: int = 1,
 ) -> BuildReport:
-    """Render (or bring up to date) the site of ``league`` in ``out``."""
+    """Render (or bring up to date) the site of ``league`` in ``out``; match pages are rendered
+    by ``workers`` processes (1: in this one)."""
     began = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    site = Site(league, out, templates)
+    site = Site(league, out, templates, workers)
     with SiteCache.open(out) as cache, LeagueReader(league.store.path) as reader:
         stamp = fingerprint(league)
         stale = (

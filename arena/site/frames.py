@@ -135,9 +135,18 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     describe = spec.state_class.describe
     fallback = set(record.get("fallback_steps", []))
 
+    seen_views: list[JSON] = [None] * seats
+    seen_tables: list[JSON] = [None] * seats
+
     def tables() -> tuple[JSON, list[JSON]]:
         omni = draw(state.snapshot(), seats, None)
-        return omni, [draw(state.observation(s), seats, s) for s in range(seats)]
+        per_seat = []
+        for s in range(seats):
+            view = state.observation(s)
+            if view != seen_views[s]:  # a seat's view changes far less often than the table
+                seen_views[s], seen_tables[s] = view, draw(view, seats, s)
+            per_seat.append(seen_tables[s])
+        return omni, per_seat
 
     def events(start: int) -> list[list[JSON]]:
         return [[-1 if aud is None else aud, describe(event)] for aud, event in state.log[start:]]

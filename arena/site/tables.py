@@ -123,14 +123,14 @@ def take5_card(card: int) -> Card:
 
 
 def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
-    facts = [fact("Round", view["round"]), fact("Trick", view["trick"])]
+    facts = [["Round", str(view["round"])], ["Trick", str(view["trick"])]]
     if seat is None:
         to_place = view["to_place"]
         chooser = view["row_chooser"]
     else:
         to_place = view.get("to_place", [])
         chooser = seat if view["decision"] == "row" else None
-    zones = [zone("Rows", *[[take5_card(c) for c in row] for row in view["rows"]])]
+    zones = [{"title": "Rows", "lines": [list(map(str, row)) for row in view["rows"]]}]
     if to_place:
         note = ", ".join(f"seat {s}" for _, s in to_place)
         zones.append(
@@ -144,26 +144,30 @@ def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
             hand, chosen = view["hand"], view["chosen"]
         else:
             hand, chosen = None, None
-        hand_zone = zone("Hand", [take5_card(c) for c in hand or ()], hide=UNKNOWN)
-        chosen_zone = zone("Chosen", [] if chosen is None else [take5_card(chosen)], hide=DROP)
         if hand is None:
-            hand_zone, chosen_zone = hidden(hand_zone), hidden(chosen_zone)
+            hand_zone = {"title": "Hand", "lines": [[back(None)]], "hide": UNKNOWN}
+            chosen_zone = {"title": "Chosen", "lines": [], "hide": DROP}
+        else:
+            hand_zone = {"title": "Hand", "lines": [list(map(str, hand))], "hide": UNKNOWN}
+            chosen_zone = {
+                "title": "Chosen",
+                "lines": [[] if chosen is None else [str(chosen)]],
+                "hide": DROP,
+            }
         taken = view["taken"][s]
-        seat_zones = [
-            hand_zone,
-            chosen_zone,
-            zone("Taken this round", [take5_card(c) for c in taken], note="" if taken else "none"),
-        ]
+        taken_zone: Zone = {"title": "Taken this round", "lines": [list(map(str, taken))]}
+        if not taken:
+            taken_zone["note"] = "none"
         panels.append(
-            seat_panel(
-                s,
-                [
-                    fact("Heads this round", view["round_heads"][s]),
-                    fact("Total heads", view["totals"][s]),
+            {
+                "seat": s,
+                "facts": [
+                    ["Heads this round", str(view["round_heads"][s])],
+                    ["Total heads", str(view["totals"][s])],
                 ],
-                seat_zones,
-                turn=chooser == s,
-            )
+                "zones": [hand_zone, chosen_zone, taken_zone],
+                "turn": chooser == s,
+            }
         )
     return {"facts": facts, "zones": zones, "seats": panels}
 

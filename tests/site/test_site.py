@@ -357,9 +357,12 @@ def test_a_different_league_in_the_same_folder_starts_over(tmp_path: Path) -> No
 def test_leaderboard_command(tmp_path: Path) -> None:
     folder = make_league(tmp_path / "league", games=["take5"], batches=1, tables=1)
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["leaderboard", str(folder), "--out", str(out), "--quiet"])
+    result = CliRunner().invoke(
+        main, ["leaderboard", str(folder), "--out", str(out), "--quiet", "--workers", "2"]
+    )
     assert result.exit_code == 0, result.output
     assert "1 new match pages" in result.output
+    assert len(list((out / "matches" / "m").glob("*.html"))) == 1
     assert (out / "index.html").is_file() and (out / "static" / "viewer.js").is_file()
     missing = CliRunner().invoke(main, ["leaderboard", str(tmp_path / "nope"), "--out", str(out)])
     assert missing.exit_code != 0
