@@ -144,6 +144,8 @@ def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
             hand, chosen = view["hand"], view["chosen"]
         else:
             hand, chosen = None, None
+        hand_zone: Zone
+        chosen_zone: Zone
         if hand is None:
             hand_zone = {"title": "Hand", "lines": [[back(None)]], "hide": UNKNOWN}
             chosen_zone = {"title": "Chosen", "lines": [], "hide": DROP}
@@ -151,7 +153,7 @@ def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
             hand_zone = {"title": "Hand", "lines": [list(map(str, hand))], "hide": UNKNOWN}
             chosen_zone = {
                 "title": "Chosen",
-                "lines": [[] if chosen is None else [str(chosen)]],
+                "lines": [[str(chosen)] if chosen is not None else []],
                 "hide": DROP,
             }
         taken = view["taken"][s]
