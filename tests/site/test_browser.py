@@ -123,3 +123,26 @@ def test_debug_notes_and_faults_in_the_replay_are_text(site: Path, browser: Brow
     )
     browser.screenshot(SHOTS / "replay-fault.png")
     no_errors(browser)
+
+
+def test_game_page_and_a_filtered_match_list(site: Path, browser: Browser) -> None:
+    browser.viewport(1280, 900)
+    game = sorted(GAMES)[0]
+    browser.goto((site / "games" / f"{game}.html").as_uri())
+    assert browser.evaluate("document.querySelector('pre.rules').textContent.length") > 200
+    browser.screenshot(SHOTS / f"game-{game}.png")
+    browser.goto((site / "matches" / "all" / "index.html").as_uri())
+    rows = "[...document.querySelectorAll('table.matches tbody tr')].filter(r => !r.hidden).length"
+    before = browser.evaluate(rows)
+    browser.evaluate(
+        "(() => { const i = document.querySelector('input[data-filter]'); i.value = 'gamma';"
+        " i.dispatchEvent(new Event('input')); })()"
+    )
+    after = browser.evaluate(rows)
+    assert 0 < after < before
+    browser.screenshot(SHOTS / "matches.png")
+    browser.viewport(390, 844, mobile=True)
+    browser.goto((site / "index.html").as_uri())
+    assert browser.evaluate("document.documentElement.scrollWidth") <= 400
+    browser.screenshot(SHOTS / "index-phone.png")
+    no_errors(browser)
