@@ -8,6 +8,7 @@ the new matches landed on.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import shutil
@@ -87,10 +88,20 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     return env
 
 
-def fingerprint(league: League) -> str:
+def fingerprint(league: League, templates: Path) -> str:
+    """What the cache is valid for: the league, its rating settings, and the templates (a
+    changed template means every page must be rendered again)."""
     r = league.config.rating
     carry = league.config.entrants.resubmit
-    return f"{VERSION}|{league.folder.resolve()}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}|{r.draw_probability}|{carry}"
+    digest = hashlib.sha256()
+    for path in sorted(templates.rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(templates).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return (
+        f"{VERSION}|{league.folder.resolve()}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}"
+        f"|{r.draw_probability}|{carry}|{digest.hexdigest()[:16]}"
+    )
 
 
 class Pages:
@@ -459,7 +470,7 @@ def build_site(
     out.mkdir(parents=True, exist_ok=True)
     site = Site(league, out, templates, workers)
     with SiteCache.open(out) as cache, LeagueReader(league.store.path) as reader:
-        stamp = fingerprint(league)
+        stamp = fingerprint(league, templates)
         stale = (
             cache.get("fingerprint") != stamp
             or int(cache.get("store_row", "0")) > reader.last_row()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html.parser
 import json
 import os
+import shutil
 import threading
 import urllib.request
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from arena.league import League
 from arena.players import RandomPlayer, play_local
 from arena.rating import rate_by_batches
 from arena.site import build_site
+from arena.site.build import TEMPLATES
 from arena.site.cache import SiteCache
 from arena.site.frames import build_viewer, decode, diff, embed_json, patch
 from arena.site.pages import bot_path, chart, match_path
@@ -390,3 +392,18 @@ def test_serve_rebuilds_when_results_arrive(tmp_path: Path) -> None:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def test_a_changed_template_renders_every_page_again(tmp_path: Path) -> None:
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES, templates)
+    folder = make_league(tmp_path / "league", games=["take5"], batches=1, tables=1)
+    with League.open(folder) as league:
+        assert build_site(league, tmp_path / "site", templates=templates).full
+        assert not build_site(league, tmp_path / "site", templates=templates).full
+        footer = templates / "base.html"
+        footer.write_text(footer.read_text("utf-8").replace("Rendered by", "Drawn by"), "utf-8")
+        again = build_site(league, tmp_path / "site", templates=templates)
+    assert again.full and again.new_matches == 1
+    page = next((tmp_path / "site" / "matches" / "m").glob("*.html")).read_text("utf-8")
+    assert "Drawn by" in page
