@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -79,10 +80,17 @@ def play(lg: League, workers: int | None, quiet: bool) -> None:
         raise click.ClickException(
             "the league has no active entrants (arena submit BOT --league L)"
         )
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)  # `kill` stops as cleanly as Ctrl-C
     try:
         report = run_league(lg, workers, None if quiet else sys.stderr)
     except Interrupted as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     click.echo(
         f"played {report.played} matches in {report.seconds:.1f}s "
         f"({report.rate:.1f}/s), {report.processes_started} bot processes started; "
@@ -192,7 +200,7 @@ def export(name: str, fmt: str, output: Path | None) -> None:
 @click.option(
     "--matches",
     type=click.IntRange(min=1),
-    default=240,
+    default=144,
     show_default=True,
     help="The match budget.",
 )

@@ -209,7 +209,8 @@ def run_league(
             if new:
                 report.batches_planned += new
                 known = {p.match_id for p in pending} | set(seats)
-                pending.extend(p for p in league.unplayed() if p.match_id not in known)
+                fresh = league.store.unplayed(min(new))
+                pending.extend(p for p in fresh if p.match_id not in known)
                 bar.total = max(bar.total, done + len(pending) + len(seats))
             bar.update(done)
         pool.close()

@@ -349,6 +349,9 @@ class League:
         rule = self.config.entrants
         if rule.suspend_fault_rate >= 1.0:
             return
+        # Only a bot that faulted in this batch can have crossed the line.
+        if not self.store.faulted_in(through):
+            return
         counts = self.store.fault_counts(through)
         for e in self.entrants():
             if e.status != "active" or e.id not in counts:

@@ -14,12 +14,23 @@ ratings it is given: the league plans batch ``k`` from the results of batches up
 the same plan whatever the number of workers or interruptions.
 
 Match ids are keyed hashes of (league seed, batch, position): they reveal neither the game seed
-nor which matches share a deal. Game seeds are keyed hashes too.
+nor which matches share a deal. Game seeds are keyed hashes too. The rotations of a deal are
+spread over the batch (rotation-major order), so a worker does not play them back to back.
+
+**A bot can still recognise a deal by its cards.** Bots are persistent processes: one that
+remembers, say, the starting rows of Take 5 or its own hand could notice that it has seen this
+deal before (as another seat) and use what it learned. Nothing in the ids gives it away, but
+the cards do. ``schedule.fresh_processes = true`` closes the hole: every match starts fresh
+processes (a bot remembers nothing between matches; bots must not write files that outlive
+their scratch folder), at the cost of one process start per seat per match (~25 ms for
+Python, ~100 ms for node). It is off by default because of that cost; turn it on for a league
+whose results matter.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -87,6 +98,12 @@ def fill_tables(
     return [tuple(order[i : i + seats]) for i in range(0, len(order), seats)]
 
 
+def misorder(a: trueskill.Rating, b: trueskill.Rating) -> float:
+    """The probability that two ratings are in the wrong order: Phi(-|mu_a - mu_b| / sd)."""
+    spread = math.sqrt(a.sigma**2 + b.sigma**2)
+    return 0.5 * math.erfc(abs(a.mu - b.mu) / (spread * math.sqrt(2))) if spread > 0 else 0.0
+
+
 def adaptive_round(
     rng: random.Random,
     entrants: Sequence[int],
@@ -94,46 +111,60 @@ def adaptive_round(
     ratings: Mapping[int, trueskill.Rating],
     env: trueskill.TrueSkill,
     met: dict[tuple[int, int], int] | None = None,
+    counts: dict[int, int] | None = None,
 ) -> list[tuple[int, ...]]:
-    """Every entrant seated once, tables chosen where a result tells the most.
+    """As many tables as a uniform round, each seated where a result tells the most.
 
-    Each table starts from the unseated entrant with the largest uncertainty (sigma) and is
-    completed one seat at a time with the entrant that gives the table the highest TrueSkill
-    match quality (the draw probability: a close table is an informative one), halved for every
-    earlier meeting in this batch with someone already at the table (``met`` counts them, and
-    is updated), so that later rounds of a batch vary. The last table is topped up the same way
-    from the entrants already seated. Seat order is random.
+    The ranking is settled when every pair of entrants is in the right order, so a table is
+    worth the sum, over the pairs it seats, of the probability that the pair is in the wrong
+    order now (:func:`misorder`: close ratings and large uncertainties count most), halved for
+    every earlier meeting of the pair in this batch (``met``, updated) so that a batch spreads
+    its tables. A table starts from the most valuable pair and is completed one seat at a time
+    with the entrant that adds the most; ties go to the entrant seated least in this batch
+    (``counts``, updated). Entrants whose place is already clear play less; a new entrant
+    (default rating, large sigma) is sought out. Seat order is random.
     """
     default = env.create_rating()
     met = {} if met is None else met
+    seated = {} if counts is None else counts
+    players = sorted(set(entrants))
+    rating = {b: ratings.get(b, default) for b in players}
+    worth = {
+        (x, y): misorder(rating[x], rating[y])
+        for i, x in enumerate(players)
+        for y in players[i + 1 :]
+    }
 
-    def rating(bot: int) -> trueskill.Rating:
-        return ratings.get(bot, default)
+    def value(x: int, y: int) -> float:
+        key = (min(x, y), max(x, y))
+        return worth[key] * 0.5 ** met.get(key, 0)
 
-    def score(table: list[int], bot: int) -> tuple[float, int]:
-        quality = env.quality([(rating(x),) for x in [*table, bot]])
-        meetings = sum(met.get((min(x, bot), max(x, bot)), 0) for x in table)
-        return (quality * 0.5**meetings, -bot)
-
-    unseated = sorted(entrants)
     tables: list[tuple[int, ...]] = []
-    while unseated:
-        anchor = max(unseated, key=lambda b: (rating(b).sigma, -b))
-        table = [anchor]
-        unseated.remove(anchor)
+    for _ in range(-(-len(players) // seats)):
+        if len(players) < 2:
+            break
+        x, y = max(
+            worth,
+            key=lambda p: (value(*p), -seated.get(p[0], 0) - seated.get(p[1], 0), -p[0], -p[1]),
+        )
+        table = [x, y]
         while len(table) < seats:
-            pool = unseated or [e for e in entrants if e not in table]
+            pool = [e for e in players if e not in table]
             if not pool:
+                # Fewer entrants than seats: the same bot takes several seats.
                 table.append(table[len(table) % len(set(table))])
                 continue
-            best = max(pool, key=lambda b: score(table, b))
-            table.append(best)
-            if best in unseated:
-                unseated.remove(best)
-        for i, x in enumerate(table):
-            for y in table[i + 1 :]:
-                if x != y:
-                    key = (min(x, y), max(x, y))
+            table.append(
+                max(
+                    pool,
+                    key=lambda c: (sum(value(c, m) for m in table), -seated.get(c, 0), -c),
+                )
+            )
+        for i, p in enumerate(table):
+            seated[p] = seated.get(p, 0) + 1
+            for q in table[i + 1 :]:
+                if p != q:
+                    key = (min(p, q), max(p, q))
                     met[key] = met.get(key, 0) + 1
         rng.shuffle(table)
         tables.append(tuple(table))
@@ -161,6 +192,7 @@ def plan_batch(
     duplicate = s.duplicate
     tables: list[tuple[GameConfig, Table]] = []
     met: dict[tuple[str, int], dict[tuple[int, int], int]] = {}
+    seated_count: dict[tuple[str, int], dict[int, int]] = {}
     count = 0
     for round_no in range(MAX_ROUNDS):
         if round_no >= s.rounds_per_batch and count >= s.min_batch_matches:
@@ -184,6 +216,7 @@ def plan_batch(
                         ratings.get(game.name, {}),
                         env,
                         met.setdefault((game.name, seats), {}),
+                        seated_count.setdefault((game.name, seats), {}),
                     )
                 else:
                     seated = uniform_round(rng, players, seats)

@@ -319,12 +319,14 @@ class Store:
             ],
         )
 
-    def unplayed(self) -> list[Planned]:
-        """Planned, not cancelled, not yet stored matches, in schedule order."""
+    def unplayed(self, first_batch: int = 0) -> list[Planned]:
+        """Planned, not cancelled, not yet stored matches (of batches from ``first_batch``), in
+        schedule order."""
         rows = self.db.execute(
             "SELECT match_id, batch, ordinal, game, tab, rotation, seed, options, bots"
-            " FROM schedule WHERE cancelled = 0"
-            " AND match_id NOT IN (SELECT match_id FROM results) ORDER BY batch, ordinal"
+            " FROM schedule WHERE batch >= ? AND cancelled = 0"
+            " AND match_id NOT IN (SELECT match_id FROM results) ORDER BY batch, ordinal",
+            (first_batch,),
         ).fetchall()
         return [
             Planned(
@@ -429,9 +431,20 @@ class Store:
             }
             yield data
 
+    def faulted_in(self, batch: int) -> set[int]:
+        """The bots with a fault in ``batch``."""
+        return {
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT f.bot FROM faults f JOIN schedule s USING (match_id)"
+                " WHERE s.batch = ?",
+                (batch,),
+            )
+        }
+
     def fault_counts(self, through_batch: int) -> dict[int, tuple[int, int, str]]:
-        """Per bot: (matches played, matches with a fault of its own, last fault) in batches
-        ``<= through_batch``."""
+        """Per bot: (matches played, matches with a fault of its own, an example fault) in
+        batches ``<= through_batch``."""
         played: dict[int, int] = {}
         for (bots,) in self.db.execute(
             "SELECT s.bots FROM schedule s JOIN results r USING (match_id) WHERE s.batch <= ?",

@@ -30,7 +30,7 @@ from arena.schedule import plan_batch
 from arena.store import Outcome
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bots" / "heuristic"))
-import take5 as policy  # noqa: E402
+import take5 as policy
 
 NOISE = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 """Entrant i plays at random with probability NOISE[i - 1]; so 1 is best, 6 worst."""
@@ -102,6 +102,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1200)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--batch", type=int, default=8, help="min_batch_matches")
+    parser.add_argument("--modes", nargs="*", default=None, help="which modes (default all)")
     args = parser.parse_args()
     base = LeagueConfig(
         games=(GameConfig("take5", (args.seats,), get_game("take5").validate_options()),),
@@ -119,6 +120,8 @@ def main() -> None:
     )
     results: dict[str, list[int]] = {}
     for name, overrides in modes.items():
+        if args.modes and not any(m in name for m in args.modes):
+            continue
         began = time.perf_counter()
         needed = []
         settled = 0
@@ -134,6 +137,8 @@ def main() -> None:
             f"({time.perf_counter() - began:.0f}s)",
             flush=True,
         )
+    if "uniform (single matches)" not in results or "duplicate + adaptive" not in results:
+        return
     base_median = statistics.median(results["uniform (single matches)"])
     best = statistics.median(results["duplicate + adaptive"])
     print(f"duplicate + adaptive / uniform (medians): {best / base_median:.2f} (target <= 0.5)")

@@ -234,3 +234,29 @@ def test_a_withdrawn_bot_plays_no_new_matches(tmp_path: Path) -> None:
         assert lg.finished()
         assert next(e for e in lg.entrants() if e.id == firsty.id).status == "withdrawn"
         assert any(r["name"] == "firsty" for r in lg.summary()["games"]["take5"]["ratings"])
+
+
+def test_fresh_processes_start_a_bot_per_seat_and_change_no_result(tmp_path: Path) -> None:
+    bots = [RANDOM_BOT, "builtin:first", "builtin:random"]
+    kept = small_league(tmp_path / "kept", bots, budget=24)
+    fresh = small_league(tmp_path / "fresh", bots, budget=24)
+    text = (
+        (fresh / "league.toml")
+        .read_text()
+        .replace("[schedule]\n", "[schedule]\nfresh_processes = true\n")
+    )
+    (fresh / "league.toml").write_text(text)
+    with League.open(kept) as lg:
+        persistent = run_league(lg, 2, progress=None).processes_started
+    with League.open(fresh) as lg:
+        assert lg.config.schedule.fresh_processes
+        started = run_league(lg, 2, progress=None).processes_started
+        seats = sum(
+            1
+            for p in lg.store.outcomes()
+            for b in p.bots
+            if b == 1  # entrant 1 is bots/random
+        )
+    assert persistent <= 2
+    assert started == seats
+    assert fingerprint(kept) == fingerprint(fresh)

@@ -1,0 +1,75 @@
+"""League throughput: matches per second with 1 and 2 workers on the same league.
+
+Each run builds a fresh league (same seed and config, so the same matches) of the bundled bots
+-- bots/random, bots/heuristic, bots/js-random (if node is installed), builtin:random and
+builtin:first -- over every game of the registry at four seats, and plays it to its budget.
+Runs with 1 and 2 workers alternate, so that both see the same machine load; the ratio of the
+medians is the figure to read. Also prints how many bot processes each league started
+(persistent bots: one per process bot per worker, plus restarts after faults).
+
+    python -m benchmarks.bench_league [--matches 400] [--repeats 3] [--fresh]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from arena.config import Schedule, config_text, default_config
+from arena.executor import run_league
+from arena.league import League
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = ["bots/random", "bots/heuristic", "bots/js-random", "builtin:random", "builtin:first"]
+
+
+def build(folder: Path, matches: int, fresh: bool) -> Path:
+    config = default_config(seed=5)
+    config = replace(
+        config, schedule=replace(Schedule(), max_matches=matches, fresh_processes=fresh)
+    )
+    League.init(folder, config)
+    assert config_text(config)
+    with League.open(folder) as lg:
+        for bot in BOTS:
+            if bot == "bots/js-random" and shutil.which("node") is None:
+                continue
+            lg.submit(bot if bot.startswith("builtin:") else str(ROOT / bot), check=False)
+    return folder
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=400)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fresh", action="store_true", help="fresh bot processes per match")
+    args = parser.parse_args()
+    rates: dict[int, list[float]] = {1: [], 2: []}
+    started: dict[int, list[int]] = {1: [], 2: []}
+    with tempfile.TemporaryDirectory(prefix="bench-league-") as tmp:
+        for repeat in range(args.repeats):
+            for workers in (1, 2):
+                folder = build(Path(tmp) / f"l{repeat}-{workers}", args.matches, args.fresh)
+                with League.open(folder) as lg:
+                    report = run_league(lg, workers, progress=None)
+                rates[workers].append(report.rate)
+                started[workers].append(report.processes_started)
+                print(
+                    f"workers {workers}: {report.played} matches in {report.seconds:.2f}s = "
+                    f"{report.rate:.1f}/s, {report.processes_started} bot processes started",
+                    flush=True,
+                )
+    one, two = statistics.median(rates[1]), statistics.median(rates[2])
+    print(
+        f"median matches/s: 1 worker {one:.1f}, 2 workers {two:.1f}; "
+        f"ratio {two / one:.2f} (target >= 1.8)"
+    )
+    print(f"bot processes started per league: 1 worker {started[1]}, 2 workers {started[2]}")
+
+
+if __name__ == "__main__":
+    main()
