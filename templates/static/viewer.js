@@ -227,6 +227,25 @@
     else handled = false;
     if (handled) event.preventDefault();
   });
+  // Buttons that jump to the steps with a fault or a debug note (the first few of each).
+  var marks = document.getElementById("marks");
+  function addMarks(label, items, kind) {
+    if (!items.length) return;
+    var box = el("p", null, label + ": ");
+    items.slice(0, 30).forEach(function (item) {
+      var b = el("button", "mark " + kind, String(item.frame));
+      b.type = "button";
+      b.title = "step " + item.frame + ", " + seatName(item.seat);
+      b.addEventListener("click", function () { go(item.frame); });
+      box.appendChild(b);
+    });
+    if (items.length > 30) box.appendChild(el("span", "muted", " and " + (items.length - 30) + " more"));
+    marks.appendChild(box);
+  }
+  if (marks) {
+    addMarks("Faults at steps", data.faults, "bad");
+    addMarks("Debug notes at steps", data.notes, "note");
+  }
   root.setAttribute("data-ready", "true");
   draw();
 })();

@@ -106,8 +106,7 @@ def test_debug_notes_and_faults_in_the_replay_are_text(site: Path, browser: Brow
     browser.goto((site / "matches" / "faults" / "index.html").as_uri())
     browser.click("table.matches a[href*='matches/m/']")
     browser.key("Home", "Home", 36)
-    browser.key("ArrowRight", "ArrowRight", 39)
-    browser.key("ArrowRight", "ArrowRight", 39)
+    browser.click("#marks button.mark.note")
     notes = browser.evaluate(
         "[...document.querySelectorAll('#alerts pre')].map(p => p.textContent)"
     )
