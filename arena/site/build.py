@@ -9,6 +9,7 @@ the new matches landed on.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import multiprocessing
 import os
 import shutil
@@ -31,7 +32,6 @@ from arena.site.frames import build_viewer, embed_json
 from arena.site.pages import (
     BotRef,
     GameTable,
-    MatchLine,
     Opponent,
     bot_path,
     chart,
@@ -407,45 +407,42 @@ class Site(Pages):
         return {(kind, str(key)): cache.list_size(kind, key) for kind, key, _ in self.lists()}
 
     def list_pages(self, cache: SiteCache, sizes_before: Mapping[tuple[str, str], int]) -> None:
+        """Every match list's pages that new matches landed on (oldest first on disk, newest
+        first on a page), and each list's index (its newest page)."""
         directory = []
         for kind, key, heading in self.lists():
             size = cache.list_size(kind, key)
             folder = f"matches/{list_slug(kind, key)}"
             pages = max(1, -(-size // PAGE_SIZE))
-            first = sizes_before.get((kind, str(key)), 0) // PAGE_SIZE
+            first = min(sizes_before.get((kind, str(key)), 0) // PAGE_SIZE, pages - 1)
+            rows = cache.list_rows(kind, key, first * PAGE_SIZE)
+            newest: list[MatchRow] = []
             for page in range(first, pages):
-                self.write_list_page(
-                    cache, kind, key, heading, folder, page, pages, f"{folder}/page-{page + 1}.html"
-                )
-            self.write_list_page(
-                cache, kind, key, heading, folder, pages - 1, pages, f"{folder}/index.html"
-            )
+                newest = list(itertools.islice(rows, PAGE_SIZE))
+                self.write_list_page(newest, heading, folder, page, pages, False)
+            self.write_list_page(newest, heading, folder, pages - 1, pages, True)
             directory.append((heading, f"{folder}/index.html", size, kind))
         self.write("matches/index.html", "lists.html", title="Matches", directory=directory)
 
     def write_list_page(
         self,
-        cache: SiteCache,
-        kind: str,
-        key: str | int | None,
+        rows: Sequence[MatchRow],
         heading: str,
         folder: str,
         page: int,
         pages: int,
-        path: str,
+        is_index: bool,
     ) -> None:
-        rows = cache.list_page(kind, key, page * PAGE_SIZE, PAGE_SIZE)
-        lines: list[MatchLine] = match_lines(rows[::-1], self.bots)
         self.write(
-            path,
+            f"{folder}/index.html" if is_index else f"{folder}/page-{page + 1}.html",
             "matches.html",
             title=heading,
             heading=heading,
-            lines=lines,
+            lines=match_lines(rows[::-1], self.bots),
             page=page + 1,
             pages=pages,
             folder=folder,
-            is_index=path.endswith("index.html"),
+            is_index=is_index,
         )
 
 

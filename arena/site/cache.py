@@ -299,6 +299,22 @@ class SiteCache:
         sql, args = self._list_query(kind, key, self._COLUMNS)
         return self._rows(sql + " ORDER BY m.seq LIMIT ? OFFSET ?", [*args, limit, offset])
 
+    def list_rows(self, kind: str, key: str | int | None, offset: int) -> Iterator[MatchRow]:
+        """Members of a match list from position ``offset`` on, oldest first (streamed)."""
+        sql, args = self._list_query(kind, key, self._COLUMNS)
+        for r in self.db.execute(sql + " ORDER BY m.seq LIMIT -1 OFFSET ?", [*args, offset]):
+            yield MatchRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                tuple(orjson.loads(r[4])),
+                tuple(orjson.loads(r[5])),
+                tuple(orjson.loads(r[6])),
+                tuple(orjson.loads(r[7])),
+                r[8],
+            )
+
     def _list_query(
         self, kind: str, key: str | int | None, columns: str
     ) -> tuple[str, list[object]]:

@@ -407,3 +407,34 @@ def test_a_changed_template_renders_every_page_again(tmp_path: Path) -> None:
     assert again.full and again.new_matches == 1
     page = next((tmp_path / "site" / "matches" / "m").glob("*.html")).read_text("utf-8")
     assert "Drawn by" in page
+
+
+def test_match_lists_are_paged_and_only_new_pages_are_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("arena.site.build.PAGE_SIZE", 2)
+    folder = make_league(tmp_path / "league", games=["take5"], batches=2, tables=2)
+    site = tmp_path / "site"
+    with League.open(folder) as league:
+        build_site(league, site)
+    lists = site / "matches" / "all"
+    assert sorted(p.name for p in lists.glob("page-*.html")) == ["page-1.html", "page-2.html"]
+    first_page = (lists / "page-1.html").stat().st_mtime_ns
+    add_batch(folder, 2, 3)
+    with League.open(folder) as league:
+        build_site(league, site)
+    assert sorted(p.name for p in lists.glob("page-*.html")) == [
+        "page-1.html",
+        "page-2.html",
+        "page-3.html",
+        "page-4.html",
+    ]
+    assert (lists / "page-1.html").stat().st_mtime_ns == first_page
+    with SiteCache.open(site) as cache:
+        everything = [r.match_id for r in cache.list_rows("all", None, 0)]
+    assert len(everything) == 7
+    for page in range(4):
+        text = (lists / f"page-{page + 1}.html").read_text("utf-8")
+        for i, match_id in enumerate(everything):
+            assert (match_path(match_id) in text) == (i // 2 == page), (page, match_id)
+    assert match_path(everything[-1]) in (lists / "index.html").read_text("utf-8")
