@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from arena.config import ConfigError, default_config
-from arena.executor import Interrupted, run_league
+from arena.executor import Interrupted, WorkerLost, run_league
 from arena.league import League, LeagueError
 
 DEFAULT_ROOT = Path("results")
@@ -87,7 +87,7 @@ def play(lg: League, workers: int | None, quiet: bool) -> None:
     previous = signal.signal(signal.SIGTERM, stop)  # `kill` stops as cleanly as Ctrl-C
     try:
         report = run_league(lg, workers, None if quiet else sys.stderr)
-    except Interrupted as exc:
+    except (Interrupted, WorkerLost) as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         signal.signal(signal.SIGTERM, previous)

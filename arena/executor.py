@@ -12,8 +12,10 @@ Workers ignore SIGINT so that only the parent decides how to stop.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
+import shutil
 import signal
 import sys
 import time
@@ -37,8 +39,39 @@ _FRESH = False
 _LIMITS: RunLimits | None = None
 
 
+def _children() -> list[int]:
+    """This process's direct children (the bot processes, or their sandbox tool)."""
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == me:
+            found.append(int(entry))
+    return found
+
+
 def _stop_worker(signum: int, frame: object) -> None:
-    raise SystemExit(0)
+    """SIGTERM from the parent (Ctrl-C, or an error): kill every bot now and exit.
+
+    No exception is raised into whatever the worker was doing (it may hold a lock that the
+    orderly close would need); each bot runs in its own process group, which is killed whole.
+    """
+    for child in _children():
+        with contextlib.suppress(OSError):
+            os.killpg(child, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
+    for folder in list(getattr(_POOL, "_scratch", {}).values()):
+        shutil.rmtree(folder, ignore_errors=True)
+    os._exit(1)
 
 
 def init_worker(limits: RunLimits, fresh: bool) -> None:
@@ -73,6 +106,14 @@ def play_chunk(specs: Sequence[MatchSpec]) -> ChunkResult:
         else:
             records.append(run_match(spec, _POOL).to_json())
     return ChunkResult(records, _POOL.started - before + fresh_started)
+
+
+def _worker_pids(pool: Any) -> set[int]:
+    return {p.pid for p in getattr(pool, "_pool", [])}
+
+
+class WorkerLost(Exception):
+    """A worker died without returning its chunk; what was committed stays."""
 
 
 class Interrupted(Exception):
@@ -171,6 +212,7 @@ def run_league(
     )
     in_flight = 0
     stop_after = max_new
+    workers_at_start = _worker_pids(pool)
     try:
         while pending or in_flight:
             while pending and in_flight < 2 * workers and (stop_after is None or stop_after > 0):
@@ -194,6 +236,12 @@ def run_league(
                 item = results.get(timeout=1.0)
             except queue.Empty:
                 bar.update(done)
+                if _worker_pids(pool) != workers_at_start:
+                    # multiprocess replaces a worker that died (killed, out of memory) but
+                    # never reports its task: stop rather than wait for it forever.
+                    raise WorkerLost(
+                        "a worker process died unexpectedly; run again to resume"
+                    ) from None
                 continue
             in_flight -= 1
             if isinstance(item, BaseException):

@@ -19,11 +19,12 @@ from typing import Any
 
 import orjson
 
+from arena.botproc import Fault
 from arena.bots import NAME_PATTERN, BotError, BotKind, BotSpec, load_bot
 from arena.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
-from arena.games import GAMES, JSON
-from arena.match import MatchSpec, run_match
-from arena.pool import BotPool
+from arena.conformance import HINTS, check_bot
+from arena.games import JSON
+from arena.match import SeatFault
 from arena.rating import (
     LeagueRatings,
     SoloScore,
@@ -37,7 +38,9 @@ from arena.store import Entrant, Planned, Store
 
 DB_FILE = "league.db"
 BOTS_DIR = "bots"
-IGNORED = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules"}
+IGNORED = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+MAX_BOT_BYTES = 64 * 1024 * 1024
+"""The largest bot a league copies in (all files together)."""
 HELPER = "arenabot.py"
 """The single-file Python bot helper; sample bots import it from their parent folder."""
 LAG = 2
@@ -49,13 +52,23 @@ class LeagueError(Exception):
 
 
 def bot_files(folder: Path) -> list[Path]:
-    """The files of a bot folder, sorted, caches and VCS folders left out."""
+    """The files of a bot folder, sorted, caches and VCS folders left out.
+
+    Symbolic links are refused: one could point anywhere, and copying it would bring a file
+    from outside the bot into the league, where the bot could read it.
+    """
     out = []
+    total = 0
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
         if any(part in IGNORED for part in rel.parts) or path.suffix == ".pyc":
             continue
+        if path.is_symlink():
+            raise LeagueError(f"{path} is a symbolic link; a bot folder may hold only files")
         if path.is_file():
+            total += path.stat().st_size
+            if total > MAX_BOT_BYTES:
+                raise LeagueError(f"{folder} holds more than {MAX_BOT_BYTES >> 20} MiB")
             out.append(path)
     return out
 
@@ -253,30 +266,33 @@ class League:
             raise LeagueError(str(exc)) from None
 
     def conformance(self, spec: BotSpec, games: Sequence[str]) -> Iterator[str]:
-        """A handshake, then one match per game with the bot in seat 0 against random players.
+        """``arena check``'s test (:func:`arena.conformance.check_bot`): a handshake, then one
+        match of every game the bot claims against random players, under the league's limits.
 
-        Raises :class:`LeagueError` naming the first fault (and the end of the bot's stderr).
+        Yields the games checked; raises :class:`LeagueError` naming the first fault, a hint,
+        and the end of the bot's stderr.
         """
-        opponent = load_bot("builtin:random")
-        with BotPool(self.config.run_limits()) as pool:
-            for game in games:
-                conf = self.config.game(game)
-                seats = max(2, min(conf.seats)) if GAMES[game].max_seats > 1 else 1
-                seats = min(seats, GAMES[game].max_seats)
-                match = MatchSpec(
-                    f"check-{game}", game, 1, (spec, *[opponent] * (seats - 1)), dict(conf.options)
-                )
-                record = run_match(match, pool)
-                own = [f for f in record.faults if f.seat == 0]
+        report = check_bot(spec, 1, self.config.run_limits())
+        problem: Fault | SeatFault | None = None
+        where = "at start-up"
+        if isinstance(report.hello, Fault):
+            problem = report.hello
+        else:
+            for checked in report.games:
+                own = [f for f in checked.faults() if f.seat in report.seats]
                 if own:
-                    fault = own[0]
-                    tail = fault.stderr_tail.strip()
-                    raise LeagueError(
-                        f"{spec.name} failed the check in {game}: {fault.kind.value}: "
-                        f"{fault.message}"
-                        + (f"\n--- end of its stderr ---\n{tail}" if tail else "")
-                    )
-                yield game
+                    problem, where = own[0], f"in {checked.game}"
+                    break
+        if problem is not None:
+            tail = problem.stderr_tail.strip()
+            raise LeagueError(
+                f"{spec.name} failed the check {where}: {problem.kind.value}: {problem.message}"
+                f"\nhint: {HINTS[problem.kind]}"
+                + (f"\n--- end of its stderr ---\n{tail}" if tail else "")
+            )
+        if not report.games:
+            raise LeagueError(f"{spec.name} claims no game this arena knows")
+        yield from (c.game for c in report.games if c.game in games)
 
     def withdraw(self, name: str) -> tuple[list[Entrant], int]:
         """Withdraw every live version of ``name``: no new matches; results are kept."""

@@ -77,11 +77,11 @@ class LeagueRatings:
         for outcome in outcomes:
             for bot, rank in zip(outcome.bots, outcome.ranks, strict=True):
                 places.setdefault(bot, []).append(rank)
+        if len(places) < 2 or any(len(o.bots) < 2 for o in outcomes):
+            return
         for outcome in outcomes:
             for bot in set(outcome.bots):
                 self.matches[(game, bot)] = self.matches.get((game, bot), 0) + 1
-        if len(places) < 2 or any(len(o.bots) < 2 for o in outcomes):
-            return
         bots = sorted(places)
         means = [sum(places[b]) / len(places[b]) for b in bots]
         ranks = competition_ranks(means)

@@ -48,12 +48,14 @@ class NoisyHeuristic:
         return legal[policy.choose(state.observation(seat), legal)]
 
 
-def simulate(config: LeagueConfig, budget: int) -> tuple[int, bool]:
+def simulate(
+    config: LeagueConfig, budget: int, by: str = "conservative", noise: tuple[float, ...] = NOISE
+) -> tuple[int, bool]:
     """(matches until the ranking is right for good, whether it was right at the end)."""
     spec = get_game("take5")
     env = config.rating.environment()
     ratings = LeagueRatings(env)
-    bots = list(range(1, len(NOISE) + 1))
+    bots = list(range(1, len(noise) + 1))
     plans: dict[int, list[Any]] = {}
     played = 0
     settled_at: int | None = None
@@ -67,7 +69,7 @@ def simulate(config: LeagueConfig, budget: int) -> tuple[int, bool]:
         outcomes = []
         for m in matches:
             players = [
-                NoisyHeuristic(NOISE[b - 1], f"{m.match_id}:{s}") for s, b in enumerate(m.bots)
+                NoisyHeuristic(noise[b - 1], f"{m.match_id}:{s}") for s, b in enumerate(m.bots)
             ]
             result = play_local(spec, m.seed, players, m.options).state.result()
             outcomes.append(
@@ -86,7 +88,10 @@ def simulate(config: LeagueConfig, budget: int) -> tuple[int, bool]:
         ratings.rate_batch(outcomes)
         snapshots[batch] = {g: dict(r) for g, r in ratings.ratings.items()}
         played += len(matches)
-        order = [s.bot for s in ratings.standings("take5")]
+        standings = ratings.standings("take5")
+        if by == "mu":
+            standings = sorted(standings, key=lambda s: (-s.mu, s.bot))
+        order = [s.bot for s in standings]
         right = order == bots
         if right and settled_at is None:
             settled_at = played
@@ -102,8 +107,25 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1200)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--batch", type=int, default=8, help="min_batch_matches")
+    parser.add_argument(
+        "--by",
+        choices=["conservative", "mu"],
+        default="conservative",
+        help="rank by the conservative rating (as the league does) or by mu",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=len(NOISE),
+        help="how many players, noise spread evenly over 0..0.5 (default: the six above)",
+    )
     parser.add_argument("--modes", nargs="*", default=None, help="which modes (default all)")
     args = parser.parse_args()
+    noise = (
+        NOISE
+        if args.players == len(NOISE)
+        else tuple(round(0.5 * i / (args.players - 1), 3) for i in range(args.players))
+    )
     base = LeagueConfig(
         games=(GameConfig("take5", (args.seats,), get_game("take5").validate_options()),),
         schedule=Schedule(min_batch_matches=args.batch, warmup_batches=2),
@@ -115,8 +137,8 @@ def main() -> None:
         "duplicate + adaptive": dict(duplicate=True, adaptive=True),
     }
     print(
-        f"{len(NOISE)} players, noise {NOISE}, {args.seats} seats, budget {args.budget} "
-        f"matches, {args.leagues} leagues per mode"
+        f"{len(noise)} players, noise {noise}, {args.seats} seats, budget {args.budget} "
+        f"matches, {args.leagues} leagues per mode, ranked by {args.by}"
     )
     results: dict[str, list[int]] = {}
     for name, overrides in modes.items():
@@ -127,7 +149,7 @@ def main() -> None:
         settled = 0
         for seed in range(args.leagues):
             config = replace(base, seed=seed, schedule=replace(base.schedule, **overrides))
-            n, ok = simulate(config, args.budget)
+            n, ok = simulate(config, args.budget, args.by, noise)
             needed.append(n)
             settled += ok
         results[name] = needed
