@@ -89,14 +89,17 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
 
 
 def fingerprint(league: League, templates: Path) -> str:
-    """What the cache is valid for: the league, its rating settings, and the templates (a
-    changed template means every page must be rendered again)."""
+    """What the cache is valid for: the league, its rating settings, the templates and the
+    site's own code (a changed template or drawing means every page must be rendered again)."""
     r = league.config.rating
     carry = league.config.entrants.resubmit
     digest = hashlib.sha256()
-    for path in sorted(templates.rglob("*")):
+    code = Path(__file__).resolve().parent
+    files = [(templates, p) for p in sorted(templates.rglob("*"))]
+    files += [(code, p) for p in sorted(code.glob("*.py"))]
+    for base, path in files:
         if path.is_file():
-            digest.update(path.relative_to(templates).as_posix().encode() + b"\0")
+            digest.update(path.relative_to(base).as_posix().encode() + b"\0")
             digest.update(path.read_bytes())
     return (
         f"{VERSION}|{league.folder.resolve()}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}"

@@ -314,7 +314,7 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
     for s in range(seats):
         seat_facts = [
             fact("Phases done", ", ".join(str(p) for p in done[s]) or "none"),
-            fact("Laid down", view["laid"][s]),
+            fact("Phase laid this hand", view["laid"][s] or "not yet"),
             fact("Points", view["totals"][s]),
         ]
         if seat is None:
