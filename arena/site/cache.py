@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 
 CACHE_FILE = ".arena-site.sqlite"
-VERSION = "1"
+VERSION = "2"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS match_bots (
 CREATE TABLE IF NOT EXISTS faulted_matches (seq INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS perf (
     game TEXT NOT NULL, bot INTEGER NOT NULL,
-    matches INTEGER NOT NULL, wins INTEGER NOT NULL, place_sum INTEGER NOT NULL,
+    matches INTEGER NOT NULL, wins INTEGER NOT NULL, place_sum REAL NOT NULL,
     faulted INTEGER NOT NULL,
     PRIMARY KEY (game, bot)
 ) WITHOUT ROWID;
@@ -79,9 +79,12 @@ class MatchRow:
 
 @dataclass(frozen=True)
 class Perf:
+    """One bot's tallies in one game: matches (a bot seated twice counts once), wins, the sum
+    of its places (its mean place where seated twice) and matches with a fault of its own."""
+
     matches: int
     wins: int
-    place_sum: int
+    place_sum: float
     faulted: int
 
     @property
@@ -97,7 +100,7 @@ class Perf:
 class Tally:
     """Tallies from a chunk of new results, added to the cache in one go."""
 
-    perf: dict[tuple[str, int], list[int]]
+    perf: dict[tuple[str, int], list[float]]
     pairs: dict[tuple[str, int, int], list[int]]
     solo: dict[tuple[str, int, int], list[float]]
 
@@ -115,12 +118,16 @@ class Tally:
         faulted: Iterable[int],
     ) -> None:
         bad = set(faulted)
+        seats: dict[int, list[int]] = {}
         for seat, bot in enumerate(bots):
-            p = self.perf.setdefault((game, bot), [0, 0, 0, 0])
+            seats.setdefault(bot, []).append(seat)
+        for bot, mine in seats.items():
+            # A bot seated twice counts once, with its best place for a win and its mean place.
+            p = self.perf.setdefault((game, bot), [0, 0, 0.0, 0])
             p[0] += 1
-            p[1] += ranks[seat] == 1
-            p[2] += ranks[seat]
-            p[3] += seat in bad
+            p[1] += min(ranks[s] for s in mine) == 1
+            p[2] += sum(ranks[s] for s in mine) / len(mine)
+            p[3] += any(s in bad for s in mine)
         for i, a in enumerate(bots):
             for j, b in enumerate(bots):
                 if a == b:
@@ -172,19 +179,15 @@ class SiteCache:
         self.db.execute("COMMIT")
 
     def reset(self) -> None:
-        """Forget everything (a different league, or a cache from another site version)."""
+        """Forget everything (a different league, or a cache from another site version):
+        the tables are dropped and made again, so a new schema takes effect too."""
+        tables = [
+            r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
         with self.transaction() as db:
-            for table in (
-                "meta",
-                "matches",
-                "match_bots",
-                "faulted_matches",
-                "perf",
-                "pairs",
-                "solo",
-                "history",
-            ):
-                db.execute(f"DELETE FROM {table}")
+            for table in tables:
+                db.execute(f'DROP TABLE IF EXISTS "{table}"')
+        self.db.executescript(SCHEMA)
 
     # -- meta -----------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ SHORT_OPTIONS: dict[str, dict[str, Any]] = {
 """Options that keep the test games short."""
 
 
-def game_configs(games: Sequence[str]) -> tuple[GameConfig, ...]:
+def game_configs(games: Sequence[str], twice: bool = True) -> tuple[GameConfig, ...]:
     out = []
     for name in games:
         spec = GAMES[name]
@@ -43,6 +43,8 @@ def game_configs(games: Sequence[str]) -> tuple[GameConfig, ...]:
         seats = (min(3, spec.max_seats),)
         if spec.min_seats == 1:
             seats = (1, *seats)
+        if name == "take5" and twice:
+            seats = (3, 4)  # three entrants at four seats: one of them sits twice
         out.append(GameConfig(name, seats, options))
     return tuple(out)
 
@@ -91,11 +93,15 @@ def make_league(
     batches: int = 3,
     tables: int = 2,
     seed: int = 7,
+    twice: bool = True,
 ) -> Path:
     """A league folder with three entrants (one hostile, suspended), ``batches`` rated batches
-    of ``tables`` matches per game and table size, debug notes and a fault."""
+    of ``tables`` matches per game and table size, debug notes and a fault. With ``twice``,
+    Take 5 is also played at four seats, so one entrant sits twice at a table."""
     games = list(games or GAMES)
-    config: LeagueConfig = dataclasses.replace(default_config(seed, 1), games=game_configs(games))
+    config: LeagueConfig = dataclasses.replace(
+        default_config(seed, 1), games=game_configs(games, twice)
+    )
     League.init(folder, config)
     with League.open(folder) as league:
         store = league.store
