@@ -350,6 +350,10 @@ from arena.cli_league import register  # noqa: E402
 
 register(main)
 # -- end of leagues ----------------------------------------------------------------------
+from arena.cli_site import register as register_site  # noqa: E402
+
+register_site(main)
+# -- end of site ----------------------------------------------------------------------
 
 
 if __name__ == "__main__":  # pragma: no cover

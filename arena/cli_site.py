@@ -1,0 +1,83 @@
+"""The site commands: ``arena leaderboard L --out DIR`` and ``arena serve L``.
+
+Kept apart from ``arena/cli.py`` and registered on its main group by :func:`register`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from arena.cli_league import league_path, open_league
+from arena.site import build_site
+
+
+def default_out(name: str) -> Path:
+    folder = league_path(name)
+    return folder.parent / f"{folder.name}-site"
+
+
+@click.command()
+@click.argument("name", metavar="L")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the site (default: the league folder's name + '-site', beside it).",
+)
+@click.option("--full", is_flag=True, help="Forget the cache and render every page again.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes rendering match pages.",
+)
+@click.option("--quiet", is_flag=True, help="No progress line.")
+def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bool) -> None:
+    """Render league L's leaderboard site (static HTML; works from file://)."""
+    target = out or default_out(name)
+
+    def progress(n: int) -> None:
+        if not quiet:
+            click.echo(f"\r{n} match pages", nl=False, err=True)
+
+    with open_league(name) as lg:
+        report = build_site(lg, target, full=full, progress=progress, workers=workers)
+    if not quiet and report.new_matches:
+        click.echo("", err=True)
+    click.echo(
+        f"{'rendered' if report.full else 'updated'} {target}: {report.new_matches} new match"
+        f" pages, {report.pages} pages written in {report.seconds:.1f}s;"
+        f" open {target / 'index.html'}"
+    )
+
+
+@click.command()
+@click.argument("name", metavar="L")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.2),
+    default=5.0,
+    show_default=True,
+    help="Seconds between checks for new results.",
+)
+def serve(name: str, out: Path | None, host: str, port: int, interval: float) -> None:
+    """Serve league L's site locally and re-render it when results change."""
+    from arena.site.serve import serve_site
+
+    target = out or default_out(name)
+    with open_league(name) as lg:
+        report = build_site(lg, target)
+    click.echo(f"site in {target} ({report.pages} pages written in {report.seconds:.1f}s)")
+    serve_site(lambda: open_league(name), target, host, port, interval, sys.stderr)
+
+
+def register(main: click.Group) -> None:
+    main.add_command(leaderboard)
+    main.add_command(serve)

@@ -1,0 +1,490 @@
+"""Render a league's site into a folder, incrementally.
+
+:func:`build_site` renders the match pages of the results stored since the last build (the
+cache's watermark), extends the rating history by the batches rated since, and rebuilds the
+summary pages: the index, the bot pages, the game pages, and of each match list only the pages
+the new matches landed on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import orjson
+from markupsafe import Markup
+
+from arena.games import GAMES
+from arena.league import League
+from arena.rating import LeagueRatings, Standing, overall
+from arena.site.cache import CACHE_FILE, VERSION, MatchRow, SiteCache, Tally
+from arena.site.frames import build_viewer, embed_json
+from arena.site.pages import (
+    BotRef,
+    GameTable,
+    Opponent,
+    bot_path,
+    chart,
+    game_path,
+    game_tables,
+    game_title,
+    match_lines,
+    match_path,
+    overall_rows,
+    refs,
+    rules_text,
+    slug,
+    unknown_bot,
+)
+from arena.site.source import LeagueReader, StoredMatch
+from arena.store import Entrant
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATES = REPO / "templates"
+SEEDS = REPO / "seeds"
+STATIC = ("site.css", "viewer.js", "tables.js")
+PAGE_SIZE = 100
+CHUNK = 500
+RECENT = 20
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    new_matches: int
+    pages: int
+    rated_batches: int
+    seconds: float
+    full: bool
+
+
+def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
+    """The site's jinja2 environment: autoescaped, and loud about anything undefined."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
+    env.filters["signed"] = lambda v, d=2: "–" if v is None else f"{v:+.{d}f}"
+    env.filters["pct"] = lambda v: f"{100 * v:.1f}%"
+    env.filters["json_script"] = lambda v: Markup(embed_json(v))
+    env.filters["zip_seats"] = lambda ranks: sorted((r, s) for s, r in enumerate(ranks))
+    env.globals.update(
+        bot_path=bot_path, match_path=match_path, game_path=game_path, game_title=game_title
+    )
+    return env
+
+
+def fingerprint(league: League, templates: Path) -> str:
+    """What the cache is valid for: the league, its rating settings, the templates and the
+    site's own code (a changed template or drawing means every page must be rendered again)."""
+    r = league.config.rating
+    carry = league.config.entrants.resubmit
+    digest = hashlib.sha256()
+    code = Path(__file__).resolve().parent
+    files = [(templates, p) for p in sorted(templates.rglob("*"))]
+    files += [(code, p) for p in sorted(code.glob("*.py"))]
+    for base, path in files:
+        if path.is_file():
+            digest.update(path.relative_to(base).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return (
+        f"{VERSION}|{league.folder.resolve()}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}"
+        f"|{r.draw_probability}|{carry}|{digest.hexdigest()[:16]}"
+    )
+
+
+class Pages:
+    """Writes pages from the templates; also what a worker process needs for match pages."""
+
+    def __init__(
+        self, out: Path, templates: Path, bots: dict[int, BotRef], games: list[str]
+    ) -> None:
+        self.out = out
+        self.templates = templates
+        self.env = environment(templates)
+        self.bots = bots
+        self.games = games
+        self.pages = 0
+
+    def write(self, path: str, template: str, **context: Any) -> None:
+        depth = path.count("/")
+        html = self.env.get_template(template).render(
+            root="../" * depth, path=path, games=self.games, **context
+        )
+        target = self.out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".part")
+        partial.write_text(html, encoding="utf-8")
+        os.replace(partial, target)
+        self.pages += 1
+
+    def copy_static(self) -> None:
+        folder = self.out / "static"
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in STATIC:
+            shutil.copyfile(self.templates / "static" / name, folder / name)
+
+    # -- match pages ----------------------------------------------------------------------
+
+    def names(self, bots: Sequence[int]) -> list[str]:
+        return [self.bots.get(b, unknown_bot(b)).name for b in bots]
+
+    def match_page(self, m: StoredMatch) -> None:
+        record = m.record
+        seats = []
+        faulted = {f["seat"]: f for f in record.get("faults", [])}
+        scores = record.get("result", {}).get("scores", [])
+        for seat, bot in enumerate(m.bots):
+            info = record["seats"][seat] if seat < len(record["seats"]) else {}
+            seats.append(
+                {
+                    "seat": seat,
+                    "bot": self.bots.get(bot, unknown_bot(bot)),
+                    "said": str(info.get("said", "")),
+                    "version": str(info.get("version", "")),
+                    "rank": record["ranks"][seat],
+                    "score": scores[seat] if seat < len(scores) else "",
+                    "fault": faulted.get(seat),
+                    "decisions": (record.get("decisions") or [{}] * len(m.bots))[seat],
+                }
+            )
+        viewer = build_viewer(record, self.names(m.bots))
+        self.write(
+            match_path(m.match_id),
+            "match.html",
+            match=m,
+            record=record,
+            seats=seats,
+            viewer=viewer,
+            title=f"{game_title(m.game)} match {m.match_id}",
+        )
+
+
+_worker: Pages | None = None
+
+
+def _start_worker(out: Path, templates: Path, bots: dict[int, BotRef], games: list[str]) -> None:
+    global _worker
+    _worker = Pages(out, templates, bots, games)
+
+
+def _render_match(m: StoredMatch) -> int:
+    assert _worker is not None
+    _worker.match_page(m)
+    return 1
+
+
+class Site(Pages):
+    """One build of one league's site into ``out``."""
+
+    def __init__(
+        self, league: League, out: Path, templates: Path = TEMPLATES, workers: int = 1
+    ) -> None:
+        self.league = league
+        self.entrants: list[Entrant] = league.entrants()
+        super().__init__(out, templates, refs(self.entrants), [g.name for g in league.config.games])
+        self.workers = workers
+
+    def render_matches(self, chunk: Sequence[StoredMatch], pool: Executor | None) -> None:
+        if pool is None:
+            for m in chunk:
+                self.match_page(m)
+        else:
+            self.pages += sum(pool.map(_render_match, chunk, chunksize=8))
+
+    def ingest(
+        self, cache: SiteCache, reader: LeagueReader, progress: Callable[[int], None] | None
+    ) -> int:
+        """Render the match pages of every result stored since the last build."""
+        watermark = int(cache.get("store_row", "0"))
+        count = 0
+        chunk: list[StoredMatch] = []
+
+        def flush() -> None:
+            self.render_matches(chunk, pool)
+            tally = Tally.empty()
+            with cache.transaction():
+                for m in chunk:
+                    if cache.has_match(m.match_id):
+                        continue
+                    faulted = sorted({int(f["seat"]) for f in m.record.get("faults", [])})
+                    ranks = m.record["ranks"]
+                    scores = m.record.get("result", {}).get("scores", [])
+                    cache.add_match(
+                        m.match_id,
+                        m.row,
+                        m.batch,
+                        m.game,
+                        m.bots,
+                        ranks,
+                        scores,
+                        faulted,
+                        m.finished_at,
+                    )
+                    tally.add(m.game, m.batch, m.bots, ranks, scores, faulted)
+                cache.add_tally(tally)
+                cache.put("store_row", str(chunk[-1].row))
+            chunk.clear()
+
+        pool: Executor | None = None
+        if self.workers > 1:
+            pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=_start_worker,
+                initargs=(self.out, self.templates, self.bots, self.games),
+            )
+        try:
+            for m in reader.results_after(watermark):
+                chunk.append(m)
+                count += 1
+                if len(chunk) >= CHUNK:
+                    flush()
+                    if progress:
+                        progress(count)
+            if chunk:
+                flush()
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        return count
+
+    # -- rating history -------------------------------------------------------------------
+
+    def advance_history(self, cache: SiteCache) -> int:
+        """Rate the batches the league has rated since the last build; remember each change."""
+        league = self.league
+        ratings = LeagueRatings(
+            league.env,
+            {e.id: e.previous for e in self.entrants},
+            league.config.entrants.resubmit == "carry",
+        )
+        done = int(cache.get("rated_batches", "0"))
+        if done:
+            ratings.load(tuple(r) for r in orjson.loads(cache.get("ratings", "[]")))
+        target = league.rated_batches()
+        if target <= done:
+            return done
+        before = {
+            (g, b): (r.mu, r.sigma)
+            for g, known in ratings.ratings.items()
+            for b, r in known.items()
+        }
+        for batch in range(done, target):
+            ratings.rate_batch(league.store.outcomes(batch))
+            rows = []
+            for game, known in ratings.ratings.items():
+                for bot, r in known.items():
+                    now = (float(r.mu), float(r.sigma))
+                    if before.get((game, bot)) != now:
+                        rows.append((game, bot, batch, *now))
+                        before[(game, bot)] = now
+            with cache.transaction():
+                cache.add_history(rows)
+                if batch == target - 1 or batch % 50 == 49:
+                    cache.put("ratings", orjson.dumps(ratings.rows()).decode())
+                    cache.put("rated_batches", str(batch + 1))
+        return target
+
+    # -- summary pages --------------------------------------------------------------------
+
+    def standings(self) -> dict[str, list[Standing]]:
+        ratings = self.league.load_ratings()
+        return {g: ratings.standings(g) for g in self.games}
+
+    def summary_pages(
+        self, cache: SiteCache, reader: LeagueReader, sizes_before: Mapping[tuple[str, str], int]
+    ) -> None:
+        rated = self.league.rated_batches()
+        standings = self.standings()
+        hib = {g.name: g.higher_is_better for g in self.league.config.games}
+        tables = game_tables(cache, self.games, standings, self.bots, rated, hib)
+        perf = cache.perf()
+        multi = {
+            g: s
+            for g, s in standings.items()
+            if any(max(c.seats) > 1 for c in self.league.config.games if c.name == g)
+        }
+        ranking = overall_rows(overall(multi), self.bots, perf)
+        last = reader.last_finished()
+        played = cache.match_count()
+        planned = self.league.store.planned_matches()
+        recent = match_lines(cache.recent(RECENT), self.bots)
+        suspended = [b for b in self.bots.values() if b.status == "suspended"]
+        self.write(
+            "index.html",
+            "index.html",
+            title="Leaderboard",
+            overall=ranking,
+            tables=tables,
+            last_run=last,
+            played=played,
+            planned=planned,
+            rated=rated,
+            recent=recent,
+            suspended=suspended,
+            league_name=self.league.folder.name,
+        )
+        for table in tables:
+            self.game_page(table, cache)
+        for entrant in self.entrants:
+            self.bot_page(entrant, tables, cache, reader)
+        self.list_pages(cache, sizes_before)
+
+    def game_page(self, table: GameTable, cache: SiteCache) -> None:
+        spec = GAMES.get(table.game)
+        conf = self.league.config.game(table.game)
+        self.write(
+            game_path(table.game),
+            "game.html",
+            title=table.title,
+            table=table,
+            spec=spec,
+            seats=list(conf.seats),
+            options=dict(conf.options),
+            rules=rules_text(table.game, SEEDS),
+            recent=match_lines(
+                cache.list_page(
+                    "game", table.game, max(0, cache.list_size("game", table.game) - RECENT), RECENT
+                )[::-1],
+                self.bots,
+            ),
+            list_path=f"matches/{list_slug('game', table.game)}/index.html",
+        )
+
+    def bot_page(
+        self, entrant: Entrant, tables: Sequence[GameTable], cache: SiteCache, reader: LeagueReader
+    ) -> None:
+        bot = self.bots[entrant.id]
+        ratings = [(t, row) for t in tables for row in t.rows if row.bot.id == bot.id]
+        solos = [(t, row) for t in tables for row in t.solo if row.bot.id == bot.id]
+        history = cache.history(bot.id)
+        charts = [chart(game_title(g), h) for g, h in sorted(history.items())]
+        opponents = [
+            Opponent(game, self.bots.get(opp, unknown_bot(opp)), a, b, t)
+            for game, opp, a, b, t in cache.pairs(bot.id)
+        ]
+        versions = [BotRef.of(e) for e in self.entrants if e.name == entrant.name]
+        self.write(
+            bot_path(bot.id),
+            "bot.html",
+            title=bot.name,
+            bot=bot,
+            entrant=entrant,
+            ratings=ratings,
+            solos=solos,
+            charts=charts,
+            opponents=opponents,
+            recent=match_lines(cache.recent(RECENT, bot.id), self.bots),
+            faults=reader.faults_of(bot.id),
+            fault_kinds=reader.fault_kinds(bot.id),
+            versions=versions,
+            list_path=f"matches/{list_slug('bot', bot.id)}/index.html",
+        )
+
+    def lists(self) -> list[tuple[str, str | int | None, str]]:
+        """Every match list: (kind, key, heading)."""
+        out: list[tuple[str, str | int | None, str]] = [
+            ("all", None, "All matches"),
+            ("faults", None, "Matches with a fault"),
+        ]
+        out += [("game", g, f"{game_title(g)} matches") for g in self.games]
+        out += [("bot", b.id, f"Matches of {b.name}") for b in self.bots.values()]
+        return out
+
+    def list_sizes(self, cache: SiteCache) -> dict[tuple[str, str], int]:
+        return {(kind, str(key)): cache.list_size(kind, key) for kind, key, _ in self.lists()}
+
+    def list_pages(self, cache: SiteCache, sizes_before: Mapping[tuple[str, str], int]) -> None:
+        """Every match list's pages that new matches landed on (oldest first on disk, newest
+        first on a page), and each list's index (its newest page)."""
+        directory = []
+        for kind, key, heading in self.lists():
+            size = cache.list_size(kind, key)
+            folder = f"matches/{list_slug(kind, key)}"
+            pages = max(1, -(-size // PAGE_SIZE))
+            first = min(sizes_before.get((kind, str(key)), 0) // PAGE_SIZE, pages - 1)
+            rows = cache.list_rows(kind, key, first * PAGE_SIZE)
+            newest: list[MatchRow] = []
+            for page in range(first, pages):
+                newest = list(itertools.islice(rows, PAGE_SIZE))
+                self.write_list_page(newest, heading, folder, page, pages, False)
+            self.write_list_page(newest, heading, folder, pages - 1, pages, True)
+            directory.append((heading, f"{folder}/index.html", size, kind))
+        self.write("matches/index.html", "lists.html", title="Matches", directory=directory)
+
+    def write_list_page(
+        self,
+        rows: Sequence[MatchRow],
+        heading: str,
+        folder: str,
+        page: int,
+        pages: int,
+        is_index: bool,
+    ) -> None:
+        self.write(
+            f"{folder}/index.html" if is_index else f"{folder}/page-{page + 1}.html",
+            "matches.html",
+            title=heading,
+            heading=heading,
+            lines=match_lines(rows[::-1], self.bots),
+            page=page + 1,
+            pages=pages,
+            folder=folder,
+            is_index=is_index,
+        )
+
+
+def list_slug(kind: str, key: str | int | None) -> str:
+    if kind in ("all", "faults"):
+        return kind
+    return f"{kind}-{slug(str(key))}"
+
+
+def build_site(
+    league: League,
+    out: Path,
+    *,
+    full: bool = False,
+    templates: Path = TEMPLATES,
+    progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+) -> BuildReport:
+    """Render (or bring up to date) the site of ``league`` in ``out``; match pages are rendered
+    by ``workers`` processes (1: in this one)."""
+    began = time.monotonic()
+    out.mkdir(parents=True, exist_ok=True)
+    site = Site(league, out, templates, workers)
+    with SiteCache.open(out) as cache, LeagueReader(league.store.path) as reader:
+        stamp = fingerprint(league, templates)
+        stale = (
+            cache.get("fingerprint") != stamp
+            or int(cache.get("store_row", "0")) > reader.last_row()
+        )
+        if full or stale:
+            cache.reset()
+            shutil.rmtree(out / "matches", ignore_errors=True)
+            cache.put("fingerprint", stamp)
+        site.copy_static()
+        sizes_before = site.list_sizes(cache)
+        new = site.ingest(cache, reader, progress)
+        rated = site.advance_history(cache)
+        site.summary_pages(cache, reader, sizes_before)
+    return BuildReport(new, site.pages, rated, time.monotonic() - began, full or stale)
+
+
+__all__ = ["CACHE_FILE", "BuildReport", "MatchRow", "build_site", "environment"]

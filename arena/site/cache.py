@@ -1,0 +1,407 @@
+"""The site's own memory, a SQLite file in the output folder (never in the league's store).
+
+It remembers which match pages exist (with the row each one came from, so only results stored
+after the watermark are rendered), the per-bot tallies the summary pages show (updated from the
+new results only), and the rating after every rated batch (so the history behind the charts is
+derived once and then extended batch by batch).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+CACHE_FILE = ".arena-site.sqlite"
+VERSION = "2"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    seq INTEGER PRIMARY KEY,          -- the order the site took them in (store row order)
+    match_id TEXT NOT NULL UNIQUE,
+    row INTEGER NOT NULL,
+    batch INTEGER NOT NULL,
+    game TEXT NOT NULL,
+    bots TEXT NOT NULL,               -- JSON, by seat
+    ranks TEXT NOT NULL,              -- JSON, by seat
+    scores TEXT NOT NULL,             -- JSON, by seat
+    faulted TEXT NOT NULL,            -- JSON list of faulted seats
+    finished_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS matches_by_game ON matches(game, seq);
+CREATE TABLE IF NOT EXISTS match_bots (
+    bot INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (bot, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS faulted_matches (seq INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS perf (
+    game TEXT NOT NULL, bot INTEGER NOT NULL,
+    matches INTEGER NOT NULL, wins INTEGER NOT NULL, place_sum REAL NOT NULL,
+    faulted INTEGER NOT NULL,
+    PRIMARY KEY (game, bot)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS pairs (
+    game TEXT NOT NULL, bot INTEGER NOT NULL, opp INTEGER NOT NULL,
+    ahead INTEGER NOT NULL, behind INTEGER NOT NULL, tied INTEGER NOT NULL,
+    PRIMARY KEY (game, bot, opp)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS solo (
+    game TEXT NOT NULL, bot INTEGER NOT NULL, batch INTEGER NOT NULL,
+    n INTEGER NOT NULL, total REAL NOT NULL, squares REAL NOT NULL,
+    PRIMARY KEY (game, bot, batch)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS history (
+    game TEXT NOT NULL, bot INTEGER NOT NULL, batch INTEGER NOT NULL,
+    mu REAL NOT NULL, sigma REAL NOT NULL,
+    PRIMARY KEY (game, bot, batch)
+) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """One match as the lists show it."""
+
+    seq: int
+    match_id: str
+    batch: int
+    game: str
+    bots: tuple[int, ...]
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+    faulted: tuple[int, ...]
+    finished_at: str
+
+
+@dataclass(frozen=True)
+class Perf:
+    """One bot's tallies in one game: matches (a bot seated twice counts once), wins, the sum
+    of its places (its mean place where seated twice) and matches with a fault of its own."""
+
+    matches: int
+    wins: int
+    place_sum: float
+    faulted: int
+
+    @property
+    def mean_place(self) -> float:
+        return self.place_sum / self.matches if self.matches else 0.0
+
+    @property
+    def fault_rate(self) -> float:
+        return self.faulted / self.matches if self.matches else 0.0
+
+
+@dataclass
+class Tally:
+    """Tallies from a chunk of new results, added to the cache in one go."""
+
+    perf: dict[tuple[str, int], list[float]]
+    pairs: dict[tuple[str, int, int], list[int]]
+    solo: dict[tuple[str, int, int], list[float]]
+
+    @classmethod
+    def empty(cls) -> Tally:
+        return cls({}, {}, {})
+
+    def add(
+        self,
+        game: str,
+        batch: int,
+        bots: Sequence[int],
+        ranks: Sequence[int],
+        scores: Sequence[float],
+        faulted: Iterable[int],
+    ) -> None:
+        bad = set(faulted)
+        seats: dict[int, list[int]] = {}
+        for seat, bot in enumerate(bots):
+            seats.setdefault(bot, []).append(seat)
+        for bot, mine in seats.items():
+            # A bot seated twice counts once, with its best place for a win and its mean place.
+            p = self.perf.setdefault((game, bot), [0, 0, 0.0, 0])
+            p[0] += 1
+            p[1] += min(ranks[s] for s in mine) == 1
+            p[2] += sum(ranks[s] for s in mine) / len(mine)
+            p[3] += any(s in bad for s in mine)
+        for i, a in enumerate(bots):
+            for j, b in enumerate(bots):
+                if a == b:
+                    continue
+                t = self.pairs.setdefault((game, a, b), [0, 0, 0])
+                if ranks[i] < ranks[j]:
+                    t[0] += 1
+                elif ranks[i] > ranks[j]:
+                    t[1] += 1
+                else:
+                    t[2] += 1
+        if len(bots) == 1:
+            s = self.solo.setdefault((game, bots[0], batch), [0, 0.0, 0.0])
+            s[0] += 1
+            s[1] += float(scores[0])
+            s[2] += float(scores[0]) ** 2
+
+
+class SiteCache:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.executescript(SCHEMA)
+
+    @classmethod
+    def open(cls, folder: Path) -> SiteCache:
+        folder.mkdir(parents=True, exist_ok=True)
+        return cls(folder / CACHE_FILE)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> SiteCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def reset(self) -> None:
+        """Forget everything (a different league, or a cache from another site version):
+        the tables are dropped and made again, so a new schema takes effect too."""
+        tables = [
+            r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        with self.transaction() as db:
+            for table in tables:
+                db.execute(f'DROP TABLE IF EXISTS "{table}"')
+        self.db.executescript(SCHEMA)
+
+    # -- meta -----------------------------------------------------------------------------
+
+    def get(self, key: str, default: str = "") -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else str(row[0])
+
+    def put(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- matches --------------------------------------------------------------------------
+
+    def add_match(
+        self,
+        match_id: str,
+        row: int,
+        batch: int,
+        game: str,
+        bots: Sequence[int],
+        ranks: Sequence[int],
+        scores: Sequence[float],
+        faulted: Sequence[int],
+        finished_at: str,
+    ) -> int:
+        """Remember one rendered match (inside :meth:`transaction`); returns its list position."""
+        cursor = self.db.execute(
+            "INSERT INTO matches(match_id, row, batch, game, bots, ranks, scores, faulted,"
+            " finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                match_id,
+                row,
+                batch,
+                game,
+                orjson.dumps(list(bots)).decode(),
+                orjson.dumps(list(ranks)).decode(),
+                orjson.dumps(list(scores)).decode(),
+                orjson.dumps(sorted(faulted)).decode(),
+                finished_at,
+            ),
+        )
+        seq = cursor.lastrowid
+        assert seq is not None
+        self.db.executemany(
+            "INSERT OR IGNORE INTO match_bots(bot, seq) VALUES (?, ?)",
+            [(bot, seq) for bot in set(bots)],
+        )
+        if faulted:
+            self.db.execute("INSERT INTO faulted_matches(seq) VALUES (?)", (seq,))
+        return seq
+
+    def add_tally(self, tally: Tally) -> None:
+        """Add a chunk's tallies (inside :meth:`transaction`)."""
+        self.db.executemany(
+            "INSERT INTO perf(game, bot, matches, wins, place_sum, faulted) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT(game, bot) DO UPDATE SET matches = matches + excluded.matches,"
+            " wins = wins + excluded.wins, place_sum = place_sum + excluded.place_sum,"
+            " faulted = faulted + excluded.faulted",
+            [(g, b, *v) for (g, b), v in tally.perf.items()],
+        )
+        self.db.executemany(
+            "INSERT INTO pairs(game, bot, opp, ahead, behind, tied) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT(game, bot, opp) DO UPDATE SET ahead = ahead + excluded.ahead,"
+            " behind = behind + excluded.behind, tied = tied + excluded.tied",
+            [(g, b, o, *v) for (g, b, o), v in tally.pairs.items()],
+        )
+        self.db.executemany(
+            "INSERT INTO solo(game, bot, batch, n, total, squares) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT(game, bot, batch) DO UPDATE SET n = n + excluded.n,"
+            " total = total + excluded.total, squares = squares + excluded.squares",
+            [(g, b, k, *v) for (g, b, k), v in tally.solo.items()],
+        )
+
+    def match_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
+    def has_match(self, match_id: str) -> bool:
+        found = self.db.execute("SELECT 1 FROM matches WHERE match_id = ?", (match_id,))
+        return found.fetchone() is not None
+
+    def _rows(self, sql: str, args: Sequence[object]) -> list[MatchRow]:
+        return [
+            MatchRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                tuple(orjson.loads(r[4])),
+                tuple(orjson.loads(r[5])),
+                tuple(orjson.loads(r[6])),
+                tuple(orjson.loads(r[7])),
+                r[8],
+            )
+            for r in self.db.execute(sql, args)
+        ]
+
+    _COLUMNS = (
+        "m.seq, m.match_id, m.batch, m.game, m.bots, m.ranks, m.scores, m.faulted, m.finished_at"
+    )
+
+    def list_size(self, kind: str, key: str | int | None) -> int:
+        sql, args = self._list_query(kind, key, "COUNT(*)")
+        return int(self.db.execute(sql, args).fetchone()[0])
+
+    def list_page(
+        self, kind: str, key: str | int | None, offset: int, limit: int
+    ) -> list[MatchRow]:
+        """Members of a match list (``all``, ``game``, ``bot``, ``faults``), oldest first."""
+        sql, args = self._list_query(kind, key, self._COLUMNS)
+        return self._rows(sql + " ORDER BY m.seq LIMIT ? OFFSET ?", [*args, limit, offset])
+
+    def list_rows(self, kind: str, key: str | int | None, offset: int) -> Iterator[MatchRow]:
+        """Members of a match list from position ``offset`` on, oldest first (streamed)."""
+        sql, args = self._list_query(kind, key, self._COLUMNS)
+        for r in self.db.execute(sql + " ORDER BY m.seq LIMIT -1 OFFSET ?", [*args, offset]):
+            yield MatchRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                tuple(orjson.loads(r[4])),
+                tuple(orjson.loads(r[5])),
+                tuple(orjson.loads(r[6])),
+                tuple(orjson.loads(r[7])),
+                r[8],
+            )
+
+    def _list_query(
+        self, kind: str, key: str | int | None, columns: str
+    ) -> tuple[str, list[object]]:
+        if kind == "all":
+            return f"SELECT {columns} FROM matches m", []
+        if kind == "game":
+            return f"SELECT {columns} FROM matches m WHERE m.game = ?", [key]
+        if kind == "bot":
+            return (
+                f"SELECT {columns} FROM match_bots b JOIN matches m USING (seq) WHERE b.bot = ?",
+                [key],
+            )
+        if kind == "faults":
+            return f"SELECT {columns} FROM faulted_matches f JOIN matches m USING (seq)", []
+        raise ValueError(f"no match list {kind!r}")
+
+    def recent(self, limit: int, bot: int | None = None) -> list[MatchRow]:
+        if bot is None:
+            return self._rows(
+                f"SELECT {self._COLUMNS} FROM matches m ORDER BY m.seq DESC LIMIT ?", [limit]
+            )
+        return self._rows(
+            f"SELECT {self._COLUMNS} FROM match_bots b JOIN matches m USING (seq)"
+            " WHERE b.bot = ? ORDER BY b.seq DESC LIMIT ?",
+            [bot, limit],
+        )
+
+    def games(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT game FROM perf ORDER BY game")]
+
+    # -- tallies --------------------------------------------------------------------------
+
+    def perf(self) -> dict[tuple[str, int], Perf]:
+        return {
+            (r[0], r[1]): Perf(r[2], r[3], r[4], r[5])
+            for r in self.db.execute(
+                "SELECT game, bot, matches, wins, place_sum, faulted FROM perf"
+            )
+        }
+
+    def pairs(self, bot: int) -> list[tuple[str, int, int, int, int]]:
+        """(game, opponent, ahead, behind, tied) for one bot."""
+        return [
+            (r[0], r[1], r[2], r[3], r[4])
+            for r in self.db.execute(
+                "SELECT game, opp, ahead, behind, tied FROM pairs WHERE bot = ?"
+                " ORDER BY game, ahead + behind + tied DESC, opp",
+                (bot,),
+            )
+        ]
+
+    def solo(self, below_batch: int) -> dict[tuple[str, int], tuple[int, float, float]]:
+        """(game, bot) -> (n, total, sum of squares) over the batches below ``below_batch``."""
+        return {
+            (r[0], r[1]): (int(r[2]), float(r[3]), float(r[4]))
+            for r in self.db.execute(
+                "SELECT game, bot, SUM(n), SUM(total), SUM(squares) FROM solo"
+                " WHERE batch < ? GROUP BY game, bot",
+                (below_batch,),
+            )
+        }
+
+    # -- rating history -------------------------------------------------------------------
+
+    def add_history(self, rows: Iterable[tuple[str, int, int, float, float]]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO history(game, bot, batch, mu, sigma) VALUES (?, ?, ?, ?, ?)",
+            list(rows),
+        )
+
+    def history(self, bot: int) -> dict[str, list[tuple[int, float, float]]]:
+        """Per game: (batch, mu, sigma) after each batch that changed the bot's rating."""
+        out: dict[str, list[tuple[int, float, float]]] = {}
+        for game, batch, mu, sigma in self.db.execute(
+            "SELECT game, batch, mu, sigma FROM history WHERE bot = ? ORDER BY game, batch",
+            (bot,),
+        ):
+            out.setdefault(game, []).append((batch, mu, sigma))
+        return out
+
+    def rating_before(self, game: str, bot: int, batch: int) -> tuple[float, float] | None:
+        row = self.db.execute(
+            "SELECT mu, sigma FROM history WHERE game = ? AND bot = ? AND batch <= ?"
+            " ORDER BY batch DESC LIMIT 1",
+            (game, bot, batch),
+        ).fetchone()
+        return None if row is None else (float(row[0]), float(row[1]))

@@ -1,0 +1,303 @@
+"""Page data: what each page shows, computed from the league and the site's cache.
+
+Plain frozen values, so the templates only lay them out and the tests can check the numbers
+without parsing HTML.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.games import GAMES
+from arena.rating import Standing
+from arena.site.cache import MatchRow, Perf, SiteCache
+from arena.store import Entrant
+
+TREND_BATCHES = 5
+"""The trend column: the change of the conservative rating over this many batches."""
+SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def bot_path(bot: int) -> str:
+    """A bot page's file, from its numeric id (never from its name)."""
+    return f"bots/{int(bot)}.html"
+
+
+def match_path(match_id: str) -> str:
+    """A match page's file; an id that is not a plain token is replaced by its hash."""
+    if SAFE_ID.match(match_id):
+        return f"matches/m/{match_id}.html"
+    import hashlib
+
+    return f"matches/m/x{hashlib.sha256(match_id.encode()).hexdigest()[:24]}.html"
+
+
+def game_path(game: str) -> str:
+    return f"games/{slug(game)}.html"
+
+
+def slug(text: str) -> str:
+    clean = re.sub(r"[^a-z0-9_-]", "-", text.lower())[:40]
+    return clean or "x"
+
+
+@dataclass(frozen=True)
+class BotRef:
+    """A bot as a link: everything here but ``id`` comes from its author and is escaped."""
+
+    id: int
+    name: str
+    author: str
+    label: str
+    version: str
+    status: str
+    reason: str
+
+    @classmethod
+    def of(cls, e: Entrant) -> BotRef:
+        return cls(e.id, e.name, e.author, e.label, e.version[:12], e.status, e.reason)
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    rank: int
+    bot: BotRef
+    mu: float
+    sigma: float
+    conservative: float
+    matches: int
+    wins: int
+    mean_place: float
+    fault_rate: float
+    trend: float | None
+
+
+@dataclass(frozen=True)
+class OverallRow:
+    rank: int
+    bot: BotRef
+    score: float
+    games: int
+    matches: int
+    wins: int
+    fault_rate: float
+
+
+@dataclass(frozen=True)
+class SoloRow:
+    rank: int
+    bot: BotRef
+    matches: int
+    mean: float
+    stderr: float
+
+
+@dataclass(frozen=True)
+class GameTable:
+    game: str
+    title: str
+    rows: list[RatingRow]
+    solo: list[SoloRow]
+
+
+def unknown_bot(bot: int) -> BotRef:
+    return BotRef(bot, f"bot {bot}", "", "", "", "unknown", "")
+
+
+def refs(entrants: Sequence[Entrant]) -> dict[int, BotRef]:
+    return {e.id: BotRef.of(e) for e in entrants}
+
+
+def game_title(game: str) -> str:
+    spec = GAMES.get(game)
+    return spec.title if spec is not None else game
+
+
+def trend(cache: SiteCache, game: str, s: Standing, rated: int) -> float | None:
+    before = cache.rating_before(game, s.bot, rated - 1 - TREND_BATCHES)
+    if before is None:
+        return None
+    return s.conservative - (before[0] - 3 * before[1])
+
+
+def game_tables(
+    cache: SiteCache,
+    games: Sequence[str],
+    standings: Mapping[str, Sequence[Standing]],
+    bots: Mapping[int, BotRef],
+    rated: int,
+    higher_is_better: Mapping[str, bool],
+) -> list[GameTable]:
+    perf = cache.perf()
+    solo = cache.solo(rated)
+    out = []
+    for game in games:
+        rows = []
+        for i, s in enumerate(standings.get(game, ())):
+            p = perf.get((game, s.bot), Perf(0, 0, 0, 0))
+            rows.append(
+                RatingRow(
+                    i + 1,
+                    bots.get(s.bot, unknown_bot(s.bot)),
+                    s.mu,
+                    s.sigma,
+                    s.conservative,
+                    p.matches,
+                    p.wins,
+                    p.mean_place,
+                    p.fault_rate,
+                    trend(cache, game, s, rated),
+                )
+            )
+        solo_rows = []
+        for (g, bot), (n, total, squares) in solo.items():
+            if g != game or n == 0:
+                continue
+            mean = total / n
+            var = max(0.0, (squares - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+            solo_rows.append((bot, n, mean, math.sqrt(var / n)))
+        sign = -1 if higher_is_better.get(game, True) else 1
+        solo_rows.sort(key=lambda t: (sign * t[2], t[0]))
+        out.append(
+            GameTable(
+                game,
+                game_title(game),
+                rows,
+                [
+                    SoloRow(i + 1, bots.get(b, unknown_bot(b)), n, mean, err)
+                    for i, (b, n, mean, err) in enumerate(solo_rows)
+                ],
+            )
+        )
+    return out
+
+
+def overall_rows(
+    ranking: Sequence[tuple[int, float, int]],
+    bots: Mapping[int, BotRef],
+    perf: Mapping[tuple[str, int], Perf],
+) -> list[OverallRow]:
+    out = []
+    for i, (bot, score, n) in enumerate(ranking):
+        mine = [p for (g, b), p in perf.items() if b == bot]
+        matches = sum(p.matches for p in mine)
+        wins = sum(p.wins for p in mine)
+        faulted = sum(p.faulted for p in mine)
+        out.append(
+            OverallRow(
+                i + 1,
+                bots.get(bot, unknown_bot(bot)),
+                score,
+                n,
+                matches,
+                wins,
+                faulted / matches if matches else 0.0,
+            )
+        )
+    return out
+
+
+# -- a bot's page ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A rating-over-time chart as SVG coordinates (drawn by the template)."""
+
+    game: str
+    width: int
+    height: int
+    mu_line: str
+    band: str
+    conservative_line: str
+    y_ticks: list[tuple[float, str]]
+    x_ticks: list[tuple[float, str]]
+    points: int
+
+
+def chart(game: str, history: Sequence[tuple[int, float, float]], width: int = 640) -> Chart:
+    """Mu with a ±3σ band and the conservative rating, by batch."""
+    height, left, right, top, bottom = 220, 48, 12, 12, 28
+    if not history:
+        return Chart(game, width, height, "", "", "", [], [], 0)
+    xs = [b for b, _, _ in history]
+    lows = [mu - 3 * s for _, mu, s in history]
+    highs = [mu + 3 * s for _, mu, s in history]
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = min(lows), max(highs)
+    if x1 == x0:
+        x1 = x0 + 1
+    if y1 - y0 < 1:
+        y1, y0 = y1 + 0.5, y0 - 0.5
+
+    def px(x: float) -> float:
+        return round(left + (x - x0) / (x1 - x0) * (width - left - right), 1)
+
+    def py(y: float) -> float:
+        return round(top + (y1 - y) / (y1 - y0) * (height - top - bottom), 1)
+
+    mu_line = " ".join(f"{px(b)},{py(mu)}" for b, mu, _ in history)
+    cons = " ".join(f"{px(b)},{py(mu - 3 * s)}" for b, mu, s in history)
+    upper = [f"{px(b)},{py(mu + 3 * s)}" for b, mu, s in history]
+    lower = [f"{px(b)},{py(mu - 3 * s)}" for b, mu, s in reversed(history)]
+    band = " ".join(upper + lower)
+    step = nice_step((y1 - y0) / 4)
+    y_ticks = []
+    v = math.ceil(y0 / step) * step
+    while v <= y1:
+        y_ticks.append((py(v), f"{v:g}"))
+        v += step
+    xstep = max(1, int(nice_step((x1 - x0) / 5)))
+    x_ticks = [(px(b), str(b)) for b in range(x0 - x0 % xstep, x1 + 1, xstep) if b >= x0]
+    return Chart(game, width, height, mu_line, band, cons, y_ticks, x_ticks, len(history))
+
+
+def nice_step(raw: float) -> float:
+    if raw <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if raw <= m * power:
+            return float(m * power)
+    return float(10 * power)
+
+
+@dataclass(frozen=True)
+class Opponent:
+    game: str
+    bot: BotRef
+    ahead: int
+    behind: int
+    tied: int
+
+    @property
+    def played(self) -> int:
+        return self.ahead + self.behind + self.tied
+
+
+@dataclass(frozen=True)
+class MatchLine:
+    """A match in a list: its row plus the bots by seat."""
+
+    row: MatchRow
+    bots: list[BotRef]
+    path: str
+
+
+def match_lines(rows: Sequence[MatchRow], bots: Mapping[int, BotRef]) -> list[MatchLine]:
+    return [
+        MatchLine(r, [bots.get(b, unknown_bot(b)) for b in r.bots], match_path(r.match_id))
+        for r in rows
+    ]
+
+
+def rules_text(game: str, seeds: Path) -> str:
+    spec = GAMES.get(game)
+    if spec is None:
+        return ""
+    path = seeds / spec.rules_file
+    return path.read_text("utf-8") if path.is_file() else ""

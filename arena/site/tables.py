@@ -1,0 +1,349 @@
+"""What the replay viewer draws: one game's view (snapshot or observation) as a small table model.
+
+The viewer in the browser is generic: it draws a :data:`Table` (facts, shared zones, one panel
+per seat, each zone lines of cards). Each game has one function here that turns its own JSON
+view into that model, so the game-specific knowledge stays in Python, typed and tested, and the
+page carries only what is drawn.
+
+A card in a zone is a short code (``"55"``, ``"R7"``); the page carries each game's card faces
+once (:attr:`Drawing.faces`: code -> ``[text, css_class, caption]``), so a long game does not
+repeat them in every frame. A code starting with ``~`` is a face-down pile: ``"~10"`` is ten
+hidden cards, ``"~?"`` an unknown number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games import JSON
+
+Card = str
+Face = list[str]
+Zone = dict[str, Any]
+Table = dict[str, Any]
+Drawer = Callable[[Mapping[str, JSON], int, "int | None"], Table]
+"""(view, seats, seat): ``seat`` is None for the omniscient snapshot, else whose observation."""
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """How the viewer draws one game: its table function and the faces of its cards."""
+
+    table: Drawer
+    faces: Callable[[], dict[str, Face]]
+
+
+def zone(title: str, *lines: Sequence[Card], note: str = "", hide: str = "") -> Zone:
+    """A titled group of card lines. ``hide`` marks a seat's private zone: how it looks to the
+    other seats (see :func:`mask`)."""
+    out: Zone = {"title": title, "lines": [list(line) for line in lines]}
+    if note:
+        out["note"] = note
+    if hide:
+        out["hide"] = hide
+    return out
+
+
+def back(count: int | None) -> Card:
+    return f"~{'?' if count is None else count}"
+
+
+COUNT, UNKNOWN, DROP = "count", "unknown", "drop"
+
+
+def hidden(z: Zone) -> Zone:
+    """How a private zone looks to another seat: ``count`` shows how many cards it holds,
+    ``unknown`` one face-down pile of unknown size, ``drop`` nothing."""
+    how = z["hide"]
+    if how == COUNT:
+        lines = [[back(sum(len(line) for line in z["lines"]))]]
+    elif how == UNKNOWN:
+        lines = [[back(None)]]
+    else:
+        lines = []
+    return {**z, "lines": lines}
+
+
+def mask(table: Table, seat: int) -> Table:
+    """The omniscient table with every other seat's private zones hidden: what ``seat``'s own
+    table usually is, so a seat's frame is stored as the (usually empty) patch from this.
+    The viewer's ``mask`` does the same."""
+    panels = []
+    for panel in table["seats"]:
+        if panel["seat"] != seat and any("hide" in z for z in panel["zones"]):
+            zones = [hidden(z) if "hide" in z else z for z in panel["zones"]]
+            panel = {**panel, "zones": zones}
+        panels.append(panel)
+    return {**table, "seats": panels}
+
+
+def fact(label: str, value: JSON) -> list[str]:
+    if value is None:
+        value = "–"
+    elif isinstance(value, bool):
+        value = "yes" if value else "no"
+    return [label, str(value)]
+
+
+def seat_panel(
+    seat: int, facts: list[list[str]], zones: list[Zone], turn: bool = False
+) -> dict[str, Any]:
+    return {"seat": seat, "facts": facts, "zones": zones, "turn": turn}
+
+
+# -- Take 5 --------------------------------------------------------------------------------
+
+
+def heads(card: int) -> int:
+    """Bull heads of a Take 5 card (the same rule as the game's own table)."""
+    if card == 55:
+        return 7
+    if card % 11 == 0:
+        return 5
+    if card % 10 == 0:
+        return 3
+    if card % 5 == 0:
+        return 2
+    return 1
+
+
+def take5_face(card: int) -> Face:
+    n = heads(card)
+    return [str(card), f"t5 h{n}", f"{n} head{'s' if n > 1 else ''}"]
+
+
+def take5_faces() -> dict[str, Face]:
+    return {str(c): take5_face(c) for c in range(1, 105)}
+
+
+def take5_card(card: int) -> Card:
+    return str(card)
+
+
+def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
+    facts = [["Round", str(view["round"])], ["Trick", str(view["trick"])]]
+    if seat is None:
+        to_place = view["to_place"]
+        chooser = view["row_chooser"]
+    else:
+        to_place = view.get("to_place", [])
+        chooser = seat if view["decision"] == "row" else None
+    zones = [{"title": "Rows", "lines": [list(map(str, row)) for row in view["rows"]]}]
+    if to_place:
+        note = ", ".join(f"seat {s}" for _, s in to_place)
+        zones.append(
+            zone("Revealed, still to place", [take5_card(c) for c, _ in to_place], note=note)
+        )
+    panels = []
+    for s in range(seats):
+        if seat is None:
+            hand, chosen = view["hands"][s], view["chosen"][s]
+        elif s == seat:
+            hand, chosen = view["hand"], view["chosen"]
+        else:
+            hand, chosen = None, None
+        hand_zone: Zone
+        chosen_zone: Zone
+        if hand is None:
+            hand_zone = {"title": "Hand", "lines": [[back(None)]], "hide": UNKNOWN}
+            chosen_zone = {"title": "Chosen", "lines": [], "hide": DROP}
+        else:
+            hand_zone = {"title": "Hand", "lines": [list(map(str, hand))], "hide": UNKNOWN}
+            chosen_zone = {
+                "title": "Chosen",
+                "lines": [[str(chosen)] if chosen is not None else []],
+                "hide": DROP,
+            }
+        taken = view["taken"][s]
+        taken_zone: Zone = {"title": "Taken this round", "lines": [list(map(str, taken))]}
+        if not taken:
+            taken_zone["note"] = "none"
+        panels.append(
+            {
+                "seat": s,
+                "facts": [
+                    ["Heads this round", str(view["round_heads"][s])],
+                    ["Total heads", str(view["totals"][s])],
+                ],
+                "zones": [hand_zone, chosen_zone, taken_zone],
+                "turn": chooser == s,
+            }
+        )
+    return {"facts": facts, "zones": zones, "seats": panels}
+
+
+# -- Ten -----------------------------------------------------------------------------------
+
+TEN_COLOURS = {"R": "red", "B": "blue", "O": "orange", "G": "green"}
+
+
+def ten_card(code: str) -> Card:
+    return code
+
+
+def ten_faces() -> dict[str, Face]:
+    codes = ["#"] + [f"${v}" for v in range(1, 6)] + [f"*{n}" for n in range(1, 10)]
+    codes += [f"{c}{n}" for c in TEN_COLOURS for n in [*range(1, 10), "*"]]
+    return {code: ten_face(code) for code in codes}
+
+
+def ten_face(code: str) -> Face:
+    if code.startswith("$"):
+        return [code[1:], "ten cur", "currency"]
+    if code == "#":
+        return ["★", "ten wild", "full wild"]
+    colour, number = code[0], code[1:]
+    if colour == "*":
+        return [number, "ten wild", "any colour"]
+    name = TEN_COLOURS.get(colour, colour)
+    if number == "*":
+        return ["★", f"ten c{colour}", f"{name} wild"]
+    return [number, f"ten c{colour}", name]
+
+
+def ten_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
+    draw = view["draw_pile"]
+    draw_count = len(draw) if isinstance(draw, list) else int(draw)
+    facts = [
+        fact("Turn", view["turn"]),
+        fact("Active seat", view["active"]),
+        fact("Cards to draw", draw_count),
+    ]
+    if seat is None:
+        if view.get("bidders"):
+            facts.append(fact("High bid", view["high_bid"]))
+    else:
+        auction = view.get("auction")
+        if auction:
+            facts.append(fact("High bid", auction.get("high_bid")))
+    zones = [
+        zone("Tableau", [ten_card(c) for c in view["tableau"]]),
+        zone("Market", [ten_card(c) for c in sorted(view["market"])]),
+    ]
+    if view["discard"]:
+        zones.append(zone("Discard", [ten_card(c) for c in sorted(view["discard"])]))
+    panels = []
+    for s in range(seats):
+        seat_facts = [
+            fact("Currency tokens", view["currency"][s]),
+            fact("Bust tokens", view["busts"][s]),
+        ]
+        by_colour: dict[str, list[Card]] = {}
+        for code in sorted(view["collected"][s]):
+            key = code[0] if code[0] in TEN_COLOURS else "*"
+            by_colour.setdefault(key, []).append(ten_card(code))
+        lines = [by_colour[k] for k in sorted(by_colour)]
+        panels.append(
+            seat_panel(
+                s,
+                seat_facts,
+                [zone("Collected", *lines, note="" if lines else "none")],
+                turn=view["active"] == s,
+            )
+        )
+    return {"facts": facts, "zones": zones, "seats": panels}
+
+
+# -- Phase 10 ------------------------------------------------------------------------------
+
+P10_COLOURS = {"R": "red", "B": "blue", "G": "green", "Y": "yellow"}
+
+
+def phase10_card(code: str) -> Card:
+    return code
+
+
+def phase10_faces() -> dict[str, Face]:
+    codes = ["W", "S"] + [f"{c}{n}" for c in P10_COLOURS for n in range(1, 13)]
+    return {code: phase10_face(code) for code in codes}
+
+
+def phase10_face(code: str) -> Face:
+    if code == "W":
+        return ["W", "p10 wild", "wild"]
+    if code == "S":
+        return ["S", "p10 skip", "skip"]
+    return [code[1:], f"p10 c{code[0]}", P10_COLOURS.get(code[0], code[0])]
+
+
+def phase10_group(group: Mapping[str, JSON]) -> Zone:
+    kind = group["kind"]
+    if kind == "set":
+        what = f"set of {group['n']}s"
+    elif kind == "run":
+        what = f"run {group['lo']}–{group['hi']}"
+    else:
+        what = f"{P10_COLOURS.get(str(group.get('c')), group.get('c'))} colour group"
+    gid = group.get("id")
+    title = f"#{gid} " if gid is not None else ""
+    return zone(f"{title}{what}, seat {group['owner']}", [phase10_card(c) for c in group["cards"]])
+
+
+def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
+    if seat is None:
+        discard = view["discard_pile"]
+        top = discard[-1] if discard else None
+        draw_size = len(view["draw_pile"])
+        done = view["done"]
+        turn = None if view["over"] else view["turn"]
+    else:
+        top = view["discard_top"]
+        draw_size = view["draw_size"]
+        done = view["completed"]
+        turn = view["turn"]
+    facts = [
+        fact("Hand", view["hand_no"]),
+        fact("Turn of seat", turn),
+        fact("Dealer", view["dealer"]),
+    ]
+    piles = [back(draw_size)]
+    if top is not None:
+        piles.append(phase10_card(top))
+    zones = [zone("Draw pile and discard", piles)]
+    zones += [phase10_group(g) for g in view["table"]]
+    laying = view.get("laying")
+    if laying:
+        groups = [*laying["groups"], *([laying["open"]] if laying.get("open") else [])]
+        for g in groups:
+            z = phase10_group(g)
+            z["title"] = f"laying phase {laying['phase']}: {z['title']}"
+            zones.append(z)
+    panels = []
+    for s in range(seats):
+        seat_facts = [
+            fact("Phases done", ", ".join(str(p) for p in done[s]) or "none"),
+            fact("Phase laid this hand", view["laid"][s] or "not yet"),
+            fact("Points", view["totals"][s]),
+        ]
+        if seat is None:
+            hand_zone = zone("Hand", [phase10_card(c) for c in view["hands"][s]], hide=COUNT)
+        elif s == seat:
+            hand_zone = zone("Hand", [phase10_card(c) for c in view["hand"]], hide=COUNT)
+        else:
+            hand_zone = zone("Hand", [back(view["hand_sizes"][s])], hide=COUNT)
+        panels.append(seat_panel(s, seat_facts, [hand_zone], turn=turn == s))
+    return {"facts": facts, "zones": zones, "seats": panels}
+
+
+# -- any other game ------------------------------------------------------------------------
+
+
+def plain_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
+    """A game without a drawing function: its view as facts, one per top-level key."""
+    import json
+
+    facts = [[str(k), json.dumps(v, sort_keys=True)[:300]] for k, v in sorted(view.items())]
+    return {"facts": facts, "zones": [], "seats": []}
+
+
+DRAWINGS: dict[str, Drawing] = {
+    "take5": Drawing(take5_table, take5_faces),
+    "ten": Drawing(ten_table, ten_faces),
+    "phase10": Drawing(phase10_table, phase10_faces),
+}
+
+
+def drawing(game: str) -> Drawing:
+    return DRAWINGS.get(game, Drawing(plain_table, dict))
