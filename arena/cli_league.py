@@ -206,7 +206,7 @@ def export(name: str, fmt: str, output: Path | None) -> None:
 )
 @click.option("--fresh", is_flag=True, help="Start again: remove the folder first.")
 def demo(folder: Path, workers: int, matches: int, fresh: bool) -> None:
-    """A small league of the bundled bots across every game, then its standings."""
+    """A small league of the bundled bots across every game, its standings and leaderboard."""
     if fresh and folder.exists():
         shutil.rmtree(folder)
     if not (folder / "league.toml").exists():
@@ -232,6 +232,16 @@ def demo(folder: Path, workers: int, matches: int, fresh: bool) -> None:
         click.echo()
         click.echo(render_standings(lg.summary()))
     click.echo(f"\nthe league is in {folder}/ (arena league status {folder})")
+    from arena.site import build_site  # the site is the last room: imported only here
+
+    site = folder.parent / f"{folder.name}-site"
+    with open_league(str(folder)) as lg:
+        report = build_site(lg, site, workers=workers)
+    index = (site / "index.html").resolve()
+    click.echo(
+        f"the leaderboard ({report.pages} pages, rendered in {report.seconds:.1f}s): "
+        f"open {index.as_uri()}"
+    )
 
 
 @click.command()
