@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.games import take5, ten
+from arena.games import phase10, take5, ten
 from arena.games.base import (
     JSON,
     Action,
@@ -21,6 +21,7 @@ from arena.games.base import (
 GAMES: dict[str, GameSpec] = {
     take5.SPEC.name: take5.SPEC,
     ten.SPEC.name: ten.SPEC,
+    phase10.SPEC.name: phase10.SPEC,
 }
 
 
