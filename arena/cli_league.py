@@ -301,3 +301,6 @@ def register(main: click.Group) -> None:
     main.add_command(submit)
     main.add_command(bots)
     main.add_command(withdraw)
+    from arena.cli_audit import audit  # the audit and cluster commands: issue 8
+
+    main.add_command(audit)
