@@ -38,7 +38,9 @@ from arena.store import Entrant, Planned, Store
 
 DB_FILE = "league.db"
 BOTS_DIR = "bots"
-IGNORED = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules"}
+IGNORED = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+MAX_BOT_BYTES = 64 * 1024 * 1024
+"""The largest bot a league copies in (all files together)."""
 HELPER = "arenabot.py"
 """The single-file Python bot helper; sample bots import it from their parent folder."""
 LAG = 2
@@ -50,13 +52,23 @@ class LeagueError(Exception):
 
 
 def bot_files(folder: Path) -> list[Path]:
-    """The files of a bot folder, sorted, caches and VCS folders left out."""
+    """The files of a bot folder, sorted, caches and VCS folders left out.
+
+    Symbolic links are refused: one could point anywhere, and copying it would bring a file
+    from outside the bot into the league, where the bot could read it.
+    """
     out = []
+    total = 0
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
         if any(part in IGNORED for part in rel.parts) or path.suffix == ".pyc":
             continue
+        if path.is_symlink():
+            raise LeagueError(f"{path} is a symbolic link; a bot folder may hold only files")
         if path.is_file():
+            total += path.stat().st_size
+            if total > MAX_BOT_BYTES:
+                raise LeagueError(f"{folder} holds more than {MAX_BOT_BYTES >> 20} MiB")
             out.append(path)
     return out
 

@@ -86,6 +86,7 @@ seats = [3]
 max_matches = {budget}
 min_batch_matches = {batch}
 warmup_batches = 2
+adaptive = true
 chunk = 2
 [limits]
 decision = {decision}

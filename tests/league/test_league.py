@@ -329,3 +329,29 @@ def test_a_worker_killed_mid_run_stops_the_run_and_the_next_run_completes(tmp_pa
         run_league(lg, 2, progress=None, on_record=kill_a_worker)
     play(broken, 2)
     assert fingerprint(broken) == fingerprint(whole)
+
+
+def test_symbolic_links_in_a_bot_folder_are_refused(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", [])
+    bot = write_bot(tmp_path / "src", "linky")
+    (bot / "secret").symlink_to("/etc/hostname")
+    with League.open(folder) as lg, pytest.raises(LeagueError, match="symbolic link"):
+        lg.submit(str(bot), check=False)
+
+
+@pytest.mark.parametrize("rule", ["stop_sigma = 4.0", "stop_separated = 1"])
+def test_a_stopping_rule_ends_the_league_before_its_budget(tmp_path: Path, rule: str) -> None:
+    bots = [str(ROOT / "bots" / "heuristic"), "builtin:random", "builtin:first"]
+    folder = small_league(tmp_path / "l", bots, budget=600)
+    text = (folder / "league.toml").read_text().replace("[schedule]\n", f"[schedule]\n{rule}\n")
+    (folder / "league.toml").write_text(text)
+    played = play(folder, 2)
+    with League.open(folder) as lg:
+        assert lg.finished()
+        assert 0 < played == lg.store.planned_matches() < 600
+        standings = lg.standings()[0].rated
+        if rule.startswith("stop_sigma"):
+            # the rule is checked on the ratings a batch is planned from (two batches back)
+            assert max(s.sigma for s in standings) < 4.0
+        else:
+            assert lg.entrants()[0].id == standings[0].bot  # the heuristic bot on top

@@ -90,7 +90,7 @@ def test_adaptive_batches_seat_close_ratings_together() -> None:
             for b, mu in {1: 40, 2: 39, 3: 38, 4: 37, 5: 10, 6: 11, 7: 12, 8: 13}.items()
         }
     }
-    cfg = config(min_batch_matches=1, warmup_batches=1)
+    cfg = config(min_batch_matches=1, warmup_batches=1, adaptive=True)
     mode, matches = plan_batch(cfg, 1, {"take5": list(range(1, 9))}, ratings, ENV)
     assert mode == "adaptive"
     tables = {frozenset(m.bots) for m in matches}
