@@ -91,6 +91,7 @@ def test_a_league_on_a_local_cluster_equals_the_local_run(
     assert all(len(p.name) == 64 and list(p.glob("bots/*/bot.toml")) for p in unpacked)
     audited(here)
     audited(there)
+    assert rerun(client) == []  # no worker was lost: every batch went out once
     # The run removed its plugins: the workers hold no bot pools any more.
     plugins = client.run(lambda dask_worker: sorted(dask_worker.plugins))
     assert not any(name.startswith("arena-") for names in plugins.values() for name in names)
@@ -170,6 +171,16 @@ def test_arena_does_not_import_distributed_unless_asked() -> None:
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
+def processing(dask_scheduler: Any) -> list[str]:
+    return [str(t[0]) for t in dask_scheduler.transition_log if t[2] == "processing"]
+
+
+def rerun(c: Any) -> list[str]:
+    """The arena batches the scheduler sent to a worker more than once."""
+    keys = [k for k in c.run_on_scheduler(processing) if k.startswith("arena-play-")]
+    return sorted({k for k in keys if keys.count(k) > 1})
+
+
 def kill_a_worker_mid_league(tmp_path: Path, budget: int, kills: int) -> None:
     bots = entrants(tmp_path)
     here = small_league(tmp_path / "here", bots, budget=budget)
@@ -195,6 +206,8 @@ def kill_a_worker_mid_league(tmp_path: Path, budget: int, kills: int) -> None:
         with League.open(there) as lg:
             report = run_league_dask(lg, client=c, on_record=kill)
         assert len(killed) == kills
+        # The kills hit batches in progress: the scheduler sent those batches out again.
+        assert len(rerun(c)) >= kills
     with League.open(there) as lg:
         assert lg.store.played_count() == report.played == budget
     assert fingerprint(here) == fingerprint(there)
