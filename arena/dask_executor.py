@@ -189,8 +189,10 @@ def run_league_dask(
             name=plugin_name,
         )
         registered.append(plugin_name)
-        threads = max(1, sum(cl.nthreads().values()))
+        threads, counted = max(1, sum(cl.nthreads().values())), time.monotonic()
         while pending or live:
+            if time.monotonic() - counted > 2.0:  # workers may join or leave during a run
+                threads, counted = max(1, sum(cl.nthreads().values())), time.monotonic()
             while pending and len(live) < 2 * threads and (stop_after is None or stop_after > 0):
                 batch: list[Planned] = []
                 while pending and len(batch) < chunk:
@@ -217,6 +219,10 @@ def run_league_dask(
                 raise WorkerLost(
                     f"the cluster gave up a batch after its workers died ({exc}); run again to resume"
                 ) from None
+            except Exception as exc:
+                raise DaskError(
+                    f"a batch failed on the cluster: {type(exc).__name__}: {exc}"
+                ) from exc
             finally:
                 future.release()
             report.processes_started += item["started"]

@@ -18,7 +18,7 @@ distributed = pytest.importorskip("distributed")
 
 from arena.audit import audit  # noqa: E402
 from arena.cli import main  # noqa: E402
-from arena.dask_executor import run_league_dask  # noqa: E402
+from arena.dask_executor import DaskError, run_league_dask  # noqa: E402
 from arena.executor import RunReport, run_league  # noqa: E402
 from arena.league import League  # noqa: E402
 from tests.league.helpers import ROOT, fingerprint, small_league, write_bot  # noqa: E402
@@ -161,6 +161,18 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "cannot reach the Dask scheduler" in result.output
+
+
+def test_a_batch_that_fails_on_a_worker_is_a_clear_error(tmp_path: Path, client: Any) -> None:
+    there = small_league(tmp_path / "there", entrants(tmp_path), budget=12)
+    with (there / "league.toml").open("a") as config:
+        config.write(f'[executor]\nbots = "shared"\nshared_folder = "{tmp_path / "nowhere"}"\n')
+    with League.open(there) as lg, pytest.raises(DaskError, match="a batch failed on the cluster"):
+        run_league_dask(lg, client=client)
+    with League.open(there) as lg:
+        assert lg.store.played_count() == 0
+    plugins = client.run(lambda dask_worker: sorted(dask_worker.plugins))
+    assert not any(name.startswith("arena-") for names in plugins.values() for name in names)
 
 
 def test_arena_does_not_import_distributed_unless_asked() -> None:
