@@ -50,7 +50,7 @@ def pack(folder: Path, arcname: str) -> bytes:
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
         paths = [folder, *sorted(folder.rglob("*"))]
         for path in paths:
-            if "__pycache__" in path.parts or path.suffix == ".pyc":
+            if "__pycache__" in path.relative_to(folder).parts or path.suffix == ".pyc":
                 continue
             info = tar.gettarinfo(str(path), arcname=str(Path(arcname) / path.relative_to(folder)))
             info.mtime = 0

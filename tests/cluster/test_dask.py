@@ -3,6 +3,7 @@ content hash, and a worker killed mid-league loses and doubles nothing."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -173,6 +174,27 @@ def test_a_batch_that_fails_on_a_worker_is_a_clear_error(tmp_path: Path, client:
         assert lg.store.played_count() == 0
     plugins = client.run(lambda dask_worker: sorted(dask_worker.plugins))
     assert not any(name.startswith("arena-") for names in plugins.values() for name in names)
+
+
+def test_bundles_are_deterministic_checked_and_unpacked_once(tmp_path: Path) -> None:
+    from arena.dask_worker import BundleError, pack, unpack
+
+    bot = write_bot(tmp_path / "src", "firsty")
+    (bot / "bot.py").chmod(0o755)
+    data = pack(bot, "bots/firsty-1")
+    (bot / "bot.toml").touch()  # a new mtime changes nothing
+    assert pack(bot, "bots/firsty-1") == data
+    digest = hashlib.sha256(data).hexdigest()
+    with pytest.raises(BundleError, match="damaged"):
+        unpack(digest, data[:-1] + b"x", tmp_path / "cache")
+    folder = unpack(digest, data, tmp_path / "cache")
+    assert folder == tmp_path / "cache" / digest
+    got = folder / "bots" / "firsty-1" / "bot.py"
+    assert got.read_bytes() == (bot / "bot.py").read_bytes() and os.access(got, os.X_OK)
+    assert unpack(digest, b"", tmp_path / "cache") == folder  # cached: not unpacked again
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [digest]
+    (bot / "bot.py").write_text("changed")
+    assert pack(bot, "bots/firsty-1") != data
 
 
 def test_arena_does_not_import_distributed_unless_asked() -> None:
