@@ -106,7 +106,7 @@ def play(
 
     previous = signal.signal(signal.SIGTERM, stop)  # `kill` stops as cleanly as Ctrl-C
     try:
-        if (executor or lg.config.executor.kind) == "dask" or scheduler:
+        if (executor or ("dask" if scheduler else lg.config.executor.kind)) == "dask":
             from arena.dask_executor import DaskError, run_league_dask  # optional extra
 
             try:
