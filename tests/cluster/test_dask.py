@@ -40,6 +40,19 @@ def start_cluster() -> Any:
     )
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_resource_tracker_left() -> Iterator[None]:
+    """LocalCluster starts its workers with multiprocessing's spawn, which starts a resource
+    tracker process that lives as long as this one; stop it after the module (it starts
+    again if needed), so that no child process outlives the tests."""
+    yield
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+    if stop is not None:
+        stop()
+
+
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The workers' bot cache (set before the workers start, so they inherit it)."""
