@@ -165,6 +165,16 @@ def test_the_config_can_choose_the_dask_executor(tmp_path: Path, client: Any) ->
         assert lg.store.played_count() == 12
 
 
+def test_without_a_scheduler_a_local_dask_cluster_is_started_and_closed(tmp_path: Path) -> None:
+    bots = entrants(tmp_path)
+    here = small_league(tmp_path / "here", bots, budget=12)
+    there = small_league(tmp_path / "there", bots, budget=12)
+    local(here)
+    with League.open(there) as lg:
+        assert run_league_dask(lg, workers=2).played == 12
+    assert fingerprint(here) == fingerprint(there)
+
+
 def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
     there = small_league(tmp_path / "there", ["builtin:first", "builtin:random"], budget=12)
     (there / "league.toml").write_text(
