@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import queue
 import shutil
 import signal
@@ -26,6 +27,7 @@ from typing import Any, TextIO
 
 import multiprocess
 import multiprocess.util
+import orjson
 
 from arena.botproc import RunLimits
 from arena.bots import BotSpec
@@ -35,6 +37,8 @@ from arena.pool import BotPool
 from arena.store import Planned
 
 _POOL: BotPool | None = None
+_MATCH_POOL: BotPool | None = None
+"""The per-match pool while a match runs with fresh processes (for the SIGTERM clean-up)."""
 _FRESH = False
 _LIMITS: RunLimits | None = None
 
@@ -69,8 +73,9 @@ def _stop_worker(signum: int, frame: object) -> None:
             os.killpg(child, signal.SIGKILL)
         with contextlib.suppress(OSError):
             os.kill(child, signal.SIGKILL)
-    for folder in list(getattr(_POOL, "_scratch", {}).values()):
-        shutil.rmtree(folder, ignore_errors=True)
+    for pool in (_POOL, _MATCH_POOL):
+        for folder in list(getattr(pool, "_scratch", {}).values()):
+            shutil.rmtree(folder, ignore_errors=True)
     os._exit(1)
 
 
@@ -87,24 +92,35 @@ def init_worker(limits: RunLimits, fresh: bool) -> None:
 
 @dataclass(frozen=True)
 class ChunkResult:
-    records: list[dict[str, Any]]
+    records: list[bytes]
+    """Each match record as JSON (keys sorted, as the store keeps it)."""
     started: int
     """Bot processes this worker started while playing the chunk."""
 
 
-def play_chunk(specs: Sequence[MatchSpec]) -> ChunkResult:
-    """Play some matches in this worker; runs in the worker processes."""
+def play_chunk(payload: bytes) -> ChunkResult:
+    """Play some matches in this worker; runs in the worker processes.
+
+    ``payload`` is a pickled list of :class:`MatchSpec` and each record comes back as JSON
+    bytes: both cross the process boundary as plain bytes, which ``multiprocess`` (dill)
+    passes on far faster than nested objects, so the parent stays a small share of the work.
+    """
+    global _MATCH_POOL
     assert _POOL is not None and _LIMITS is not None
+    specs: Sequence[MatchSpec] = pickle.loads(payload)
     before = _POOL.started
     records = []
     fresh_started = 0
     for spec in specs:
         if _FRESH:
             with BotPool(_LIMITS) as pool:
-                records.append(run_match(spec, pool).to_json())
+                _MATCH_POOL = pool
+                record = run_match(spec, pool)
                 fresh_started += pool.started
+            _MATCH_POOL = None
         else:
-            records.append(run_match(spec, _POOL).to_json())
+            record = run_match(spec, _POOL)
+        records.append(orjson.dumps(record.to_json(), option=orjson.OPT_SORT_KEYS))
     return ChunkResult(records, _POOL.started - before + fresh_started)
 
 
@@ -223,9 +239,10 @@ def run_league(
                     seats[p.match_id] = p.bots
                 if stop_after is not None:
                     stop_after -= len(chunk)
+                payload = pickle.dumps([match_spec(p) for p in chunk], pickle.HIGHEST_PROTOCOL)
                 pool.apply_async(
                     play_chunk,
-                    ([match_spec(p) for p in chunk],),
+                    (payload,),
                     callback=results.put,
                     error_callback=results.put,
                 )
@@ -247,8 +264,10 @@ def run_league(
             if isinstance(item, BaseException):
                 raise item
             report.processes_started += item.started
-            for record in item.records:
-                if league.store.record_match(record, seats.pop(record["match_id"])):
+            for blob in item.records:
+                record = orjson.loads(blob)
+                bots = seats.pop(record["match_id"])
+                if league.store.record_match(record, bots, encoded=blob.decode()):
                     done += 1
                     report.played += 1
                     if on_record is not None:

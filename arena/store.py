@@ -353,8 +353,13 @@ class Store:
 
     # -- results --------------------------------------------------------------------------
 
-    def record_match(self, record: Mapping[str, JSON], bots: Sequence[int]) -> bool:
-        """Commit one match record; False (and nothing written) if its id is already stored."""
+    def record_match(
+        self, record: Mapping[str, JSON], bots: Sequence[int], encoded: str | None = None
+    ) -> bool:
+        """Commit one match record; False (and nothing written) if its id is already stored.
+
+        ``encoded`` is the record already as JSON with sorted keys, if the caller has it.
+        """
         match_id = record["match_id"]
         faults = record["faults"]
         with self.transaction() as db:
@@ -368,7 +373,7 @@ class Store:
                     len({f["seat"] for f in faults}),
                     float(record["seconds"]),
                     now(),
-                    dumps(record),
+                    dumps(record) if encoded is None else encoded,
                 ),
             )
             if cursor.rowcount == 0:

@@ -41,8 +41,10 @@ BOTS = {
 }
 
 
-def build(folder: Path, matches: int, fresh: bool, bots: str) -> Path:
+def build(folder: Path, matches: int, fresh: bool, bots: str, games: list[str] | None) -> Path:
     config = default_config(seed=5)
+    if games:
+        config = replace(config, games=tuple(g for g in config.games if g.name in games))
     config = replace(
         config, schedule=replace(Schedule(), max_matches=matches, fresh_processes=fresh)
     )
@@ -86,6 +88,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--fresh", action="store_true", help="fresh bot processes per match")
     parser.add_argument("--bots", choices=sorted(BOTS), default="bundled")
+    parser.add_argument("--games", nargs="*", default=None, help="default: every game")
     args = parser.parse_args()
     rates: dict[int, list[float]] = {1: [], 2: []}
     started: dict[int, list[int]] = {1: [], 2: []}
@@ -96,7 +99,11 @@ def main() -> None:
             print(f"control: pure-CPU speed-up of 2 processes now: {controls[-1]:.2f}", flush=True)
             for workers in (1, 2):
                 folder = build(
-                    Path(tmp) / f"l{repeat}-{workers}", args.matches, args.fresh, args.bots
+                    Path(tmp) / f"l{repeat}-{workers}",
+                    args.matches,
+                    args.fresh,
+                    args.bots,
+                    args.games,
                 )
                 with League.open(folder) as lg:
                     report = run_league(lg, workers, progress=None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import textwrap
 from pathlib import Path
@@ -162,3 +163,17 @@ def fingerprint(folder: Path) -> dict[str, Any]:
         "meta": meta,
         "faults": faults,
     }
+
+
+def bot_processes(folder: Path) -> list[int]:
+    """Processes whose working directory is inside ``folder`` (the bots run in their folder)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+            except OSError:
+                continue
+            if cwd.startswith(str(folder.resolve())):
+                found.append(int(pid))
+    return found

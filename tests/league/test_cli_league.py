@@ -15,7 +15,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from tests.league.helpers import ROOT, small_league, write_bot
+from tests.league.helpers import ROOT, bot_processes, small_league, write_bot
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -82,20 +82,6 @@ def test_a_bad_config_is_named(tmp_path: Path) -> None:
     (folder / "league.toml").write_text("seed = 1\n[schedule]\nmax_matchez = 3\n")
     code, out = run("league", "status", str(folder))
     assert code == 1 and "max_matchez" in out
-
-
-def bot_processes(folder: Path) -> list[int]:
-    """Processes whose working directory is inside ``folder`` (the bots run in their folder)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                cwd = os.readlink(f"/proc/{pid}/cwd")
-            except OSError:
-                continue
-            if cwd.startswith(str(folder.resolve())):
-                found.append(int(pid))
-    return found
 
 
 def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(tmp_path: Path) -> None:

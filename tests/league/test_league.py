@@ -14,7 +14,7 @@ import pytest
 
 from arena.executor import run_league
 from arena.league import League, LeagueError
-from tests.league.helpers import ROOT, fingerprint, small_league, write_bot
+from tests.league.helpers import ROOT, bot_processes, fingerprint, small_league, write_bot
 
 RANDOM_BOT = str(ROOT / "bots" / "random")
 
@@ -87,8 +87,13 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: int = 120) ->
         if done_kills == kills:
             break
     subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
-    assert done_kills == kills
+    assert done_kills >= 1  # the league may finish before every planned kill lands
     assert fingerprint(killed) == fingerprint(whole)
+    # The orphaned workers of the killed runs notice and take their bots with them.
+    deadline = time.monotonic() + 15
+    while bot_processes(killed) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert bot_processes(killed) == []
 
 
 def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> None:
@@ -113,8 +118,8 @@ def test_a_league_of_faulty_bots_finishes_with_every_fault_recorded(tmp_path: Pa
         tmp_path / "l",
         bots,
         budget=72,
-        decision=0.05,
-        bank=0.1,
+        decision=0.2,
+        bank=0.3,
         suspend_min=6,
         suspend_rate=0.9,
     )
@@ -230,7 +235,7 @@ def test_a_withdrawn_bot_plays_no_new_matches(tmp_path: Path) -> None:
     play(folder, 2)
     with League.open(folder) as lg:
         after = lg.store.fault_counts(10**6)
-        assert after[firsty.id][0] <= played_before[firsty.id][0] + 4  # in-flight chunk at most
+        assert after[firsty.id][0] == played_before[firsty.id][0]
         assert lg.finished()
         assert next(e for e in lg.entrants() if e.id == firsty.id).status == "withdrawn"
         assert any(r["name"] == "firsty" for r in lg.summary()["games"]["take5"]["ratings"])
@@ -310,7 +315,7 @@ def test_solo_tables_give_a_score_table_and_no_ratings(tmp_path: Path) -> None:
         assert two > 0 and sum(r["matches"] for r in rated) == 2 * two
 
 
-def test_a_worker_killed_mid_run_stops_the_run_and_the_next_run_completes(tmp_path: Path) -> None:
+def test_workers_killed_mid_run_stop_the_run_and_the_next_run_completes(tmp_path: Path) -> None:
     from arena.executor import WorkerLost, _children
 
     bots = entrants(tmp_path)
@@ -320,10 +325,12 @@ def test_a_worker_killed_mid_run_stops_the_run_and_the_next_run_completes(tmp_pa
     killed: list[int] = []
 
     def kill_a_worker(record: object) -> None:
+        # Kill both workers: the one that just sent this record may be between chunks, but
+        # with chunks still in flight the other is in the middle of one, which is lost.
         if not killed:
-            workers = [p for p in _children() if Path(f"/proc/{p}/cmdline").exists()]
-            killed.append(workers[0])
-            os.kill(workers[0], signal.SIGKILL)
+            for worker in _children():
+                killed.append(worker)
+                os.kill(worker, signal.SIGKILL)
 
     with League.open(broken) as lg, pytest.raises(WorkerLost):
         run_league(lg, 2, progress=None, on_record=kill_a_worker)
