@@ -69,13 +69,33 @@ def init(name: str, seed: int, workers: int) -> None:
 @click.argument("name")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Override the config.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
-def run(name: str, workers: int | None, quiet: bool) -> None:
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "dask"]),
+    default=None,
+    help="Where matches run (default: the config's executor.kind).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDR",
+    default=None,
+    help="The Dask scheduler, e.g. tcp://host:8786 (with --executor dask).",
+)
+def run(
+    name: str, workers: int | None, quiet: bool, executor: str | None, scheduler: str | None
+) -> None:
     """Play league NAME until its stopping rule; resumes where a previous run stopped."""
     with open_league(name) as lg:
-        play(lg, workers, quiet)
+        play(lg, workers, quiet, executor, scheduler)
 
 
-def play(lg: League, workers: int | None, quiet: bool) -> None:
+def play(
+    lg: League,
+    workers: int | None,
+    quiet: bool,
+    executor: str | None = None,
+    scheduler: str | None = None,
+) -> None:
     if not any(e.active for e in lg.entrants()):
         raise click.ClickException(
             "the league has no active entrants (arena submit BOT --league L)"
@@ -86,7 +106,17 @@ def play(lg: League, workers: int | None, quiet: bool) -> None:
 
     previous = signal.signal(signal.SIGTERM, stop)  # `kill` stops as cleanly as Ctrl-C
     try:
-        report = run_league(lg, workers, None if quiet else sys.stderr)
+        if (executor or ("dask" if scheduler else lg.config.executor.kind)) == "dask":
+            from arena.dask_executor import DaskError, run_league_dask  # optional extra
+
+            try:
+                report = run_league_dask(
+                    lg, scheduler, workers=workers, progress=None if quiet else sys.stderr
+                )
+            except DaskError as exc:
+                raise click.ClickException(str(exc)) from None
+        else:
+            report = run_league(lg, workers, None if quiet else sys.stderr)
     except (Interrupted, WorkerLost) as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -311,3 +341,6 @@ def register(main: click.Group) -> None:
     main.add_command(submit)
     main.add_command(bots)
     main.add_command(withdraw)
+    from arena.cli_audit import audit  # the audit and cluster commands: issue 8
+
+    main.add_command(audit)

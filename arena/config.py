@@ -92,6 +92,22 @@ class Rating:
 
 
 @dataclass(frozen=True)
+class Executor:
+    """Where the matches run (``arena league run --executor`` overrides ``kind``)."""
+
+    kind: str = "local"
+    """local: worker processes on this machine; dask: the workers of a Dask cluster."""
+    scheduler: str = ""
+    """The Dask scheduler, e.g. tcp://host:8786 (empty: a local Dask cluster of ``workers``)."""
+    bots: str = "upload"
+    """upload: bots travel to the Dask workers by content hash; shared: from shared_folder."""
+    shared_folder: str = ""
+    """The league folder as the Dask workers see it (bots = "shared"; empty: this path)."""
+    chunk: int = 0
+    """Matches per Dask task (0: schedule.chunk)."""
+
+
+@dataclass(frozen=True)
 class LeagueConfig:
     seed: int = 1
     workers: int = 2
@@ -100,6 +116,7 @@ class LeagueConfig:
     entrants: Entrants = field(default_factory=Entrants)
     rating: Rating = field(default_factory=Rating)
     limits: TimeLimits = field(default_factory=lambda: TimeLimits(decision=1.0, bank=10.0))
+    executor: Executor = field(default_factory=Executor)
 
     def run_limits(self) -> RunLimits:
         return RunLimits(time=self.limits)
@@ -155,7 +172,7 @@ def _section(data: Mapping[str, Any], cls: Any, where: str) -> Any:
 
 def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
     """A checked configuration from parsed TOML."""
-    known = {"seed", "workers", "games", "schedule", "entrants", "rating", "limits"}
+    known = {"seed", "workers", "games", "schedule", "entrants", "rating", "limits", "executor"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"unknown key(s) {', '.join(unknown)} (keys: {', '.join(sorted(known))})")
@@ -225,7 +242,10 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
         raise ConfigError(f"limits: {exc}") from None
     if len(limits) != len([v for v in limits.values() if isinstance(v, int | float)]):
         raise ConfigError("limits: times are numbers of seconds")
-    return LeagueConfig(seed, workers, games, schedule, entrants, rating, time_limits)
+    executor = _section(data.get("executor", {}), Executor, "executor")
+    if executor.kind not in ("local", "dask") or executor.bots not in ("upload", "shared"):
+        raise ConfigError("executor: kind is local or dask; bots is upload or shared")
+    return LeagueConfig(seed, workers, games, schedule, entrants, rating, time_limits, executor)
 
 
 def load_config(folder: Path) -> LeagueConfig:
@@ -257,6 +277,7 @@ def _toml_value(value: JSON) -> str:
 def config_text(config: LeagueConfig) -> str:
     """``league.toml`` for ``config``, with a comment on every key."""
     s, e, r, t = config.schedule, config.entrants, config.rating, config.limits
+    x = config.executor
     lines = [
         "# An arena league. Every key is optional: a missing key takes the default shown here.",
         "",
@@ -327,6 +348,20 @@ def config_text(config: LeagueConfig) -> str:
         f"decision = {t.decision}",
         f"bank = {t.bank}",
         f"startup = {t.startup}",
+        "",
+        "[executor]",
+        '# "local" (worker processes here) or "dask" (the workers of a Dask cluster:',
+        "# pip install 'arena[dask]'; arena league run L --executor dask --scheduler ADDR).",
+        f"kind = {_toml_value(x.kind)}",
+        '# The Dask scheduler, e.g. "tcp://host:8786" ("": a local Dask cluster).',
+        f"scheduler = {_toml_value(x.scheduler)}",
+        '# "upload": bots travel to the workers by content hash and are cached there;',
+        '# "shared": the workers read them from shared_folder (this league folder as they',
+        '# see it; "": the same path as here).',
+        f"bots = {_toml_value(x.bots)}",
+        f"shared_folder = {_toml_value(x.shared_folder)}",
+        "# Matches per Dask task (0: schedule.chunk).",
+        f"chunk = {x.chunk}",
         "",
     ]
     return "\n".join(lines)

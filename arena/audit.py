@@ -1,0 +1,299 @@
+"""The audit: replay every stored match through the rules and check what the store says.
+
+For each stored result the audit checks, against the schedule and the rules alone:
+
+* the record belongs where it is stored: its id, game, seed and options are the scheduled ones,
+  the id and the game seed are the ones the league seed gives for its batch, ordinal and table,
+  the match was not cancelled, and each seat's bot is the scheduled entrant's;
+* the actions replay exactly as the match loop plays: every group of simultaneous decisions is
+  the seats :meth:`~arena.games.State.to_move` lists, in seat order, each action legal at its
+  step, and the game ends with the last action;
+* faults and fallbacks agree: one fault per faulted seat, every decision of a faulted seat from
+  its fault on is a fallback (the first legal action), and no other decision is;
+* the result is the rules' result (scores, game ranks, details), the final ranks are the game
+  ranks with the faulted seats demoted, and the store's own columns (ranks, scores, fault count,
+  the fault rows) agree with the record.
+
+Then, for the league as a whole: the stored ratings are the ones recomputed from the stored
+results, and every rated batch is complete. Each problem names its match id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from arena.games import JSON, get_game
+from arena.league import League
+from arena.match import demote_faulted
+from arena.schedule import game_seed, match_id
+
+
+@dataclass(frozen=True)
+class Problem:
+    match_id: str
+    """The match the problem is in; empty for the league as a whole."""
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.match_id or 'league'}: {self.message}"
+
+
+@dataclass
+class AuditReport:
+    matches: int = 0
+    actions: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def bad_matches(self) -> list[str]:
+        """The ids of the matches with a problem, in the order found, each once."""
+        return list(dict.fromkeys(p.match_id for p in self.problems if p.match_id))
+
+
+def norm(value: JSON) -> JSON:
+    """``value`` as it reads back from JSON (tuples become lists), for comparisons."""
+    return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One stored match: its schedule row, its result columns and fault rows."""
+
+    match_id: str
+    batch: int
+    ordinal: int
+    game: str
+    tab: int
+    seed: int
+    options: Mapping[str, JSON]
+    bots: tuple[int, ...]
+    cancelled: bool
+    ranks: JSON
+    scores: JSON
+    faults: int
+    record: JSON
+    fault_rows: tuple[tuple[int, int, int, str, str], ...]
+
+
+def stored_matches(league: League) -> Iterator[Stored]:
+    db = league.store.db
+    rows: dict[str, list[tuple[int, int, int, str, str]]] = {}
+    for mid, seat, bot, step, status, message in db.execute(
+        "SELECT match_id, seat, bot, step, status, message FROM faults ORDER BY match_id, seat"
+    ):
+        rows.setdefault(mid, []).append((seat, bot, step, status, message))
+    for r in db.execute(
+        "SELECT s.match_id, s.batch, s.ordinal, s.game, s.tab, s.seed, s.options, s.bots,"
+        " s.cancelled, r.ranks, r.scores, r.faults, r.record"
+        " FROM results r LEFT JOIN schedule s USING (match_id) ORDER BY s.batch, s.ordinal"
+    ):
+        if r[1] is None:
+            yield Stored(r[0], -1, -1, "", -1, -1, {}, (), False, None, None, 0, None, ())
+            continue
+        try:
+            record = orjson.loads(r[12])
+        except orjson.JSONDecodeError:
+            record = None
+        yield Stored(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            orjson.loads(r[6]),
+            tuple(orjson.loads(r[7])),
+            bool(r[8]),
+            orjson.loads(r[9]),
+            orjson.loads(r[10]),
+            r[11],
+            record,
+            tuple(rows.get(r[0], ())),
+        )
+
+
+def check_match(
+    stored: Stored, league_seed: int | None, sources: Mapping[int, str]
+) -> tuple[list[str], int]:
+    """The problems of one stored match (empty if none) and the number of actions replayed."""
+    out: list[str] = []
+    if stored.batch < 0:
+        return ["a result without a scheduled match"], 0
+    rec = stored.record
+    if not isinstance(rec, dict):
+        return ["the stored record is not a JSON object"], 0
+    try:
+        return _check(stored, rec, league_seed, sources, out)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        out.append(f"malformed record: {type(exc).__name__}: {exc}")
+        return out, 0
+
+
+def _check(
+    stored: Stored,
+    rec: dict[str, Any],
+    league_seed: int | None,
+    sources: Mapping[int, str],
+    out: list[str],
+) -> tuple[list[str], int]:
+    # -- where it belongs -----------------------------------------------------------------
+    if rec["match_id"] != stored.match_id:
+        out.append(f"the record says match id {rec['match_id']!r}")
+    if stored.cancelled:
+        out.append("the match is cancelled but has a result")
+    if league_seed is not None:
+        if match_id(league_seed, stored.batch, stored.ordinal) != stored.match_id:
+            out.append(
+                f"the id is not the league's id for batch {stored.batch} ordinal {stored.ordinal}"
+            )
+        # Solo tables of one round share the deal of the round's first solo table.
+        tabs = range(stored.tab + 1) if len(stored.bots) == 1 else (stored.tab,)
+        if all(game_seed(league_seed, stored.batch, stored.game, t) != stored.seed for t in tabs):
+            out.append(f"the scheduled seed is not the league's seed for table {stored.tab}")
+    if rec["game"] != stored.game:
+        out.append(f"the record's game is {rec['game']!r}, scheduled {stored.game!r}")
+    if rec["seed"] != stored.seed:
+        out.append(f"the record's seed is {rec['seed']}, scheduled {stored.seed}")
+    if norm(rec["options"]) != norm(dict(stored.options)):
+        out.append(f"the record's options {rec['options']} are not the scheduled ones")
+    seats = rec["seats"]
+    n = len(stored.bots)
+    if len(seats) != n:
+        out.append(f"{len(seats)} seats recorded, {n} scheduled")
+        return out, 0
+    for seat, bot in enumerate(stored.bots):
+        want = sources.get(bot)
+        if want is None:
+            out.append(f"seat {seat}: scheduled bot {bot} is not an entrant")
+        elif seats[seat].get("bot") != want:
+            out.append(f"seat {seat}: played by {seats[seat].get('bot')!r}, scheduled {want!r}")
+    if out and rec["game"] != stored.game:
+        return out, 0
+
+    # -- faults and fallbacks -------------------------------------------------------------
+    faults = rec["faults"]
+    actions = [(int(seat), action) for seat, action in rec["actions"]]
+    fault_step: dict[int, int] = {}
+    for f in faults:
+        seat, step = f["seat"], f["step"]
+        if not isinstance(seat, int) or not 0 <= seat < n:
+            out.append(f"a fault of seat {seat!r}, which does not exist")
+            continue
+        if seat in fault_step:
+            out.append(f"seat {seat} has more than one fault")
+        if not isinstance(step, int) or not 0 <= step <= len(actions):
+            out.append(f"seat {seat}'s fault is at step {step!r}, outside the match")
+            continue
+        fault_step[seat] = min(step, fault_step.get(seat, step))
+    fallback = set(rec["fallback_steps"])
+    if len(fallback) != len(rec["fallback_steps"]):
+        out.append("a fallback step is listed twice")
+    for step in sorted(fallback):
+        if not isinstance(step, int) or not 0 <= step < len(actions):
+            out.append(f"fallback step {step!r} is outside the match")
+    for step, (seat, _) in enumerate(actions):
+        faulted_by_now = seat in fault_step and step >= fault_step[seat]
+        if faulted_by_now and step not in fallback:
+            out.append(f"step {step}: seat {seat} had faulted but did not get the fallback")
+        elif not faulted_by_now and step in fallback:
+            out.append(f"step {step}: a fallback action for seat {seat}, which had not faulted")
+
+    # -- the replay -----------------------------------------------------------------------
+    try:
+        state = get_game(stored.game).new(stored.seed, n, stored.options)
+    except Exception as exc:
+        out.append(f"cannot start the game: {exc}")
+        return out, 0
+    i = 0
+    try:
+        while not state.is_over():
+            movers = state.to_move()
+            legal = {seat: norm(state.legal(seat)) for seat in movers}
+            for seat in movers:
+                if i >= len(actions):
+                    out.append(f"the actions end at step {i} before the game does")
+                    return out, i
+                got, action = actions[i]
+                if got != seat:
+                    out.append(f"step {i}: seat {got} acted, but seat {seat} was to move")
+                    return out, i
+                if norm(action) not in legal[seat]:
+                    out.append(f"step {i}: seat {seat}'s action {action!r} is not legal")
+                    return out, i
+                if i in fallback and legal[seat] and norm(action) != legal[seat][0]:
+                    out.append(
+                        f"step {i}: the fallback for seat {seat} is not the first legal action"
+                    )
+                state.apply(seat, action)
+                i += 1
+    except Exception as exc:
+        out.append(f"step {i}: the rules refuse the replay: {type(exc).__name__}: {exc}")
+        return out, i
+    if i != len(actions):
+        out.append(f"the game ends after {i} actions but {len(actions)} are recorded")
+
+    # -- the result -----------------------------------------------------------------------
+    result = state.result()
+    rules = norm(result.to_json())
+    recorded = rec["result"]
+    for key in ("scores", "ranks", "details"):
+        if norm(recorded.get(key)) != rules[key]:
+            out.append(f"result {key}: recorded {recorded.get(key)}, the rules give {rules[key]}")
+    final = list(demote_faulted(result.ranks, set(fault_step)))
+    if list(rec["ranks"]) != final:
+        out.append(f"final ranks: recorded {rec['ranks']}, the rules and faults give {final}")
+
+    # -- the store's own columns ----------------------------------------------------------
+    if stored.ranks != rec["ranks"]:
+        out.append(f"the store's ranks {stored.ranks} differ from the record's {rec['ranks']}")
+    if stored.scores != recorded.get("scores"):
+        out.append(f"the store's scores {stored.scores} differ from the record's")
+    if stored.faults != len(fault_step):
+        out.append(f"the store counts {stored.faults} faulted seats, the record {len(fault_step)}")
+    want_rows = sorted(
+        (f["seat"], stored.bots[f["seat"]], f["step"], f["status"], f["message"])
+        for f in faults
+        if isinstance(f["seat"], int) and 0 <= f["seat"] < n
+    )
+    if sorted(stored.fault_rows) != want_rows:
+        out.append("the store's fault rows differ from the record's faults")
+    return out, i
+
+
+def audit(league: League, check_ids: bool = True) -> AuditReport:
+    """Replay and check every stored match of ``league``, then its ratings."""
+    report = AuditReport()
+    sources = {e.id: e.source for e in league.entrants()}
+    seed = league.config.seed if check_ids else None
+    for stored in stored_matches(league):
+        report.matches += 1
+        problems, replayed = check_match(stored, seed, sources)
+        report.actions += replayed
+        report.problems += [Problem(stored.match_id, p) for p in problems]
+    rated = league.rated_batches()
+    for batch in range(rated):
+        if not league.store.batch_complete(batch):
+            report.problems.append(Problem("", f"batch {batch} is rated but not complete"))
+    stored_rows = _rounded(league.load_ratings().rows())
+    again = _rounded(league.rate_from_scratch().rows())
+    if stored_rows != again:
+        changed = sorted({(g, b) for g, b, *_ in set(stored_rows) ^ set(again)})
+        report.problems.append(
+            Problem(
+                "",
+                "the stored ratings differ from the ones the stored results give for "
+                + ", ".join(f"bot {b} in {g}" for g, b in changed[:10]),
+            )
+        )
+    return report
+
+
+def _rounded(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    return sorted(tuple(round(x, 9) if isinstance(x, float) else x for x in r) for r in rows)

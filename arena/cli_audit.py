@@ -1,0 +1,44 @@
+"""``arena audit L``: replay every stored match of a league and check the store (see
+:mod:`arena.audit`). Registered on the main group by :func:`arena.cli_league.register`."""
+
+from __future__ import annotations
+
+import click
+
+from arena.audit import audit as run_audit
+
+
+@click.command("audit")
+@click.argument("name")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Problems to print at most.",
+)
+def audit(name: str, limit: int) -> None:
+    """Replay every stored match of league NAME through the rules and check its record.
+
+    Exits with status 1 and lists the match ids if anything does not agree.
+    """
+    from arena.cli_league import open_league
+
+    with open_league(name) as lg:
+        report = run_audit(lg)
+    if report.ok:
+        click.echo(
+            f"audit: {report.matches} matches ({report.actions} actions) replayed; all agree"
+        )
+        return
+    for problem in report.problems[:limit]:
+        click.echo(str(problem), err=True)
+    if len(report.problems) > limit:
+        click.echo(f"... and {len(report.problems) - limit} more", err=True)
+    bad = report.bad_matches()
+    click.echo(
+        f"audit: {report.matches} matches replayed; {len(report.problems)} problem(s)"
+        f" in {len(bad)} match(es)" + (f": {', '.join(bad[:20])}" if bad else ""),
+        err=True,
+    )
+    raise SystemExit(1)

@@ -1,0 +1,264 @@
+"""Running a league on a Dask cluster (``pip install 'arena[dask]'``).
+
+The parent process plans, sends batches of match specs to the workers of an existing cluster
+(or of a :class:`distributed.LocalCluster` it starts), and is the only writer of the store: each
+record is committed as it comes back (``as_completed``), exactly as the local executor does.
+
+* **Bots travel by content hash.** Each submitted bot folder is packed into a deterministic tar,
+  named by the SHA-256 of its bytes, and installed on every worker by a small worker plugin
+  (also on workers that join later), which unpacks it once into a cache folder on the worker's
+  machine (``$ARENA_BOT_CACHE``, default ``$TMPDIR/arena-bot-cache-UID/HASH``); a later run with
+  the same bot finds it there. With ``[executor] bots = "shared"`` the workers read the bots
+  from ``shared_folder`` (the league folder as the workers see it) instead.
+* **Bot processes live across matches.** A second plugin holds one
+  :class:`~arena.pool.BotPool` per worker thread; it is closed when the run ends (the plugin
+  is removed) or the worker closes.
+* **Tasks are pure and idempotent**: a batch of match specs in, a list of records out. A worker
+  lost mid-batch loses nothing: the scheduler runs its unfinished batches again elsewhere, and
+  the store keys records by match id, so nothing is counted twice.
+
+The import of ``distributed`` is lazy: the rest of arena works without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+from arena.bots import BotError, BotKind, BotSpec
+from arena.executor import Interrupted, Progress, RunReport, WorkerLost
+from arena.league import League
+from arena.store import Planned
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from arena.dask_worker import BotRef
+
+
+class DaskError(Exception):
+    """The Dask executor cannot run: ``distributed`` missing, no scheduler, a bot not found."""
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise DaskError(
+            "the Dask executor needs the 'distributed' package: pip install 'arena[dask]'"
+        ) from None
+    return distributed
+
+
+# -- the parent -------------------------------------------------------------------------------
+
+
+@dataclass
+class Shipping:
+    """The bots of a run and how the workers get them."""
+
+    refs: dict[int, BotRef]
+    bundles: dict[str, bytes]
+
+
+def ship(league: League, entrants: Sequence[int], shared: bool) -> Shipping:
+    """How the workers find each of ``entrants``: a bundle by content hash, or the shared
+    folder (built-ins need nothing)."""
+    from arena.dask_worker import BotRef, pack
+
+    refs: dict[int, BotRef] = {}
+    bundles: dict[str, bytes] = {}
+    root = league.folder.resolve()
+    by_id = {e.id: e for e in league.entrants()}
+    for bot in entrants:
+        entrant = by_id[bot]
+        if entrant.source.startswith("builtin:") or shared:
+            refs[bot] = BotRef(entrant.source)
+            continue
+        try:
+            spec: BotSpec = league.bot_spec(entrant)
+        except BotError as exc:
+            raise DaskError(f"{entrant.name}: {exc}") from None
+        if spec.kind is not BotKind.PROCESS or spec.directory is None:
+            raise DaskError(f"{entrant.name} cannot run on a cluster")
+        try:
+            rel = spec.directory.resolve().relative_to(root)
+        except ValueError:
+            raise DaskError(f"{entrant.name} lives outside the league folder") from None
+        data = pack(spec.directory, str(rel))
+        digest = hashlib.sha256(data).hexdigest()
+        bundles[digest] = data
+        refs[bot] = BotRef(entrant.source, digest)
+    return Shipping(refs, bundles)
+
+
+def connect(scheduler: str | None, workers: int) -> tuple[Client, Callable[[], None]]:
+    """A client of the cluster at ``scheduler``, or of a new local cluster of ``workers``
+    single-threaded worker processes; and how to close what was opened."""
+    distributed = _distributed()
+    if scheduler:
+        try:
+            client = distributed.Client(scheduler, timeout="20s", set_as_default=False)
+        except OSError as exc:
+            raise DaskError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        return client, client.close
+    cluster = distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    client = distributed.Client(cluster, set_as_default=False)
+
+    def close() -> None:
+        client.close()
+        cluster.close()
+
+    return client, close
+
+
+def run_league_dask(
+    league: League,
+    scheduler: str | None = None,
+    *,
+    client: Client | None = None,
+    workers: int | None = None,
+    chunk: int | None = None,
+    progress: TextIO | None = None,
+    max_new: int | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> RunReport:
+    """Play the league on a Dask cluster until it is finished (or ``max_new`` matches).
+
+    ``client`` (an open client) wins over ``scheduler`` (an address); with neither a
+    ``LocalCluster`` of ``workers`` processes is started for the run. Raises
+    :class:`~arena.executor.Interrupted` on Ctrl-C and :class:`~arena.executor.WorkerLost` if
+    the scheduler gives a batch up (its workers kept dying).
+    """
+    config = league.config
+    settings = config.executor
+    chunk = chunk or settings.chunk or config.schedule.chunk
+    report = RunReport()
+    began = time.monotonic()
+    ratings = league.load_ratings()
+    report.batches_planned += league.advance(ratings)
+    pending: deque[Planned] = deque(league.unplayed())
+    if not pending:
+        report.seconds = time.monotonic() - began
+        return report
+    distributed = _distributed()
+    from arena.dask_worker import BundlePlugin, PoolPlugin, play_batch
+
+    close: Callable[[], None] | None = None
+    if client is None:
+        client, close = connect(scheduler or settings.scheduler or None, workers or config.workers)
+    cl: Any = client  # distributed is only partly typed
+    token = uuid.uuid4().hex[:12]
+    plugin_name = f"arena-pools-{token}"
+    shared = settings.bots == "shared"
+    shared_folder = settings.shared_folder or str(league.folder.resolve())
+    shipping = Shipping({}, {})
+    registered: list[str] = []
+
+    def refs_for(bots: Sequence[int]) -> tuple[BotRef, ...]:
+        missing = sorted(set(bots) - set(shipping.refs))
+        if missing:
+            more = ship(league, missing, shared)
+            for digest, data in more.bundles.items():
+                if digest not in shipping.bundles:
+                    name = f"arena-bot-{digest}"
+                    cl.register_plugin(BundlePlugin(digest, data), name=name)
+                    registered.append(name)
+            shipping.refs.update(more.refs)
+            shipping.bundles.update(more.bundles)
+        return tuple(shipping.refs[b] for b in bots)
+
+    seats: dict[str, tuple[int, ...]] = {}
+    done = league.store.played_count()
+    bar = Progress(progress, max(config.schedule.max_matches, done + len(pending)), done)
+    stop_after = max_new
+    futures = distributed.as_completed(loop=cl.loop)
+    live: set[Any] = set()  # the futures not yet returned
+    try:
+        cl.register_plugin(
+            PoolPlugin(
+                config.run_limits(),
+                config.schedule.fresh_processes,
+                shared_folder if shared else None,
+            ),
+            name=plugin_name,
+        )
+        registered.append(plugin_name)
+        threads, counted = max(1, sum(cl.nthreads().values())), time.monotonic()
+        while pending or live:
+            if time.monotonic() - counted > 2.0:  # workers may join or leave during a run
+                threads, counted = max(1, sum(cl.nthreads().values())), time.monotonic()
+            while pending and len(live) < 2 * threads and (stop_after is None or stop_after > 0):
+                batch: list[Planned] = []
+                while pending and len(batch) < chunk:
+                    p = pending.popleft()
+                    batch.append(p)
+                    seats[p.match_id] = p.bots
+                if stop_after is not None:
+                    stop_after -= len(batch)
+                task = [
+                    (p.match_id, p.game, p.seed, dict(p.options), refs_for(p.bots)) for p in batch
+                ]
+                future = cl.submit(
+                    play_batch, plugin_name, task, key=f"arena-play-{token}-{batch[0].match_id}"
+                )
+                live.add(future)
+                futures.add(future)
+            if not live:
+                break
+            future = next(futures)
+            live.discard(future)
+            try:
+                item = future.result()
+            except distributed.KilledWorker as exc:
+                raise WorkerLost(
+                    f"the cluster gave up a batch after its workers died ({exc}); run again to resume"
+                ) from None
+            except Exception as exc:
+                raise DaskError(
+                    f"a batch failed on the cluster: {type(exc).__name__}: {exc}"
+                ) from exc
+            finally:
+                future.release()
+            report.processes_started += item["started"]
+            for record in item["records"]:
+                bots = seats.pop(record["match_id"], None)
+                if bots is not None and league.store.record_match(record, bots):
+                    done += 1
+                    report.played += 1
+                    if on_record is not None:
+                        on_record(record)
+            new = league.advance(ratings)
+            if new:
+                report.batches_planned += new
+                known = {p.match_id for p in pending} | set(seats)
+                fresh = league.store.unplayed(min(new))
+                pending.extend(p for p in fresh if p.match_id not in known)
+                bar.total = max(bar.total, done + len(pending) + len(seats))
+            bar.update(done)
+    except KeyboardInterrupt:
+        bar.finish()
+        raise Interrupted(
+            f"stopped after {report.played} new matches; run again to resume"
+        ) from None
+    finally:
+        for future in live:
+            with contextlib.suppress(Exception):
+                future.cancel()
+        for name in reversed(registered):
+            with contextlib.suppress(Exception):
+                cl.unregister_worker_plugin(name)
+        if close is not None:
+            close()
+    bar.update(done, force=True)
+    bar.finish()
+    report.seconds = time.monotonic() - began
+    return report

@@ -1,0 +1,196 @@
+"""The worker side of the Dask executor (see :mod:`arena.dask_executor`): bot bundles by
+content hash, the per-worker bot pools, and the task that plays a batch of matches.
+
+Imported by the workers (and by the parent once ``distributed`` is known to be installed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from distributed import WorkerPlugin, get_worker
+
+from arena.botproc import RunLimits
+from arena.bots import BotSpec, load_bot
+from arena.games import JSON
+from arena.match import MatchSpec, run_match
+from arena.pool import BotPool
+
+
+class BundleError(Exception):
+    """A bot bundle that is damaged or missing on a worker."""
+
+
+# -- bots, by content hash --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BotRef:
+    """A bot as a task names it: its source (relative to the league folder) and where the
+    worker finds it: ``bundle`` is the hash of its tar ("" for a built-in or a shared folder)."""
+
+    source: str
+    bundle: str = ""
+
+
+def pack(folder: Path, arcname: str) -> bytes:
+    """A deterministic tar of ``folder`` under ``arcname``: the same files give the same bytes."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        paths = [folder, *sorted(folder.rglob("*"))]
+        for path in paths:
+            if "__pycache__" in path.relative_to(folder).parts or path.suffix == ".pyc":
+                continue
+            info = tar.gettarinfo(str(path), arcname=str(Path(arcname) / path.relative_to(folder)))
+            info.mtime = 0
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            if path.is_file() and not path.is_symlink():
+                with path.open("rb") as handle:
+                    tar.addfile(info, handle)
+            else:
+                tar.addfile(info)
+    return out.getvalue()
+
+
+def cache_root() -> Path:
+    """Where workers keep unpacked bots (one folder per content hash), shared by the workers of
+    a machine."""
+    env = os.environ.get("ARENA_BOT_CACHE")
+    if env:
+        return Path(env)
+    return Path(tempfile.gettempdir()) / f"arena-bot-cache-{os.getuid()}"
+
+
+def unpack(digest: str, data: bytes, root: Path | None = None) -> Path:
+    """The folder holding bundle ``digest``, unpacked now unless a previous run did."""
+    root = root or cache_root()
+    final = root / digest
+    if final.is_dir():
+        return final
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise BundleError(f"bot bundle {digest[:12]} arrived damaged")
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=root))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(scratch, filter="data")
+        try:
+            os.rename(scratch, final)  # atomic: another worker may have won the race
+        except OSError:
+            if not final.is_dir():
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return final
+
+
+class BundlePlugin(WorkerPlugin):
+    """Worker plugin: unpack one bot bundle into the worker's cache (once per machine)."""
+
+    idempotent = True
+
+    def __init__(self, digest: str, data: bytes) -> None:
+        self.digest = digest
+        self.data = data
+
+    def setup(self, worker: Any) -> None:
+        unpack(self.digest, self.data)
+
+    def teardown(self, worker: Any) -> None:
+        pass  # the unpacked bot stays cached for the next run
+
+
+class PoolPlugin(WorkerPlugin):
+    """Worker plugin: the worker's bot pools (one per thread), closed when it is removed."""
+
+    idempotent = False
+
+    def __init__(self, limits: RunLimits, fresh: bool, shared: str | None) -> None:
+        self.limits = limits
+        self.fresh = fresh
+        self.shared = shared
+        self._pools: dict[int, BotPool] = {}
+        self._specs: dict[BotRef, BotSpec] = {}
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"limits": self.limits, "fresh": self.fresh, "shared": self.shared}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["limits"], state["fresh"], state["shared"])  # type: ignore[misc]
+
+    def setup(self, worker: Any) -> None:
+        pass
+
+    def pool(self) -> BotPool:
+        me = threading.get_ident()
+        with self._lock:
+            if me not in self._pools:
+                self._pools[me] = BotPool(self.limits)
+            return self._pools[me]
+
+    def spec(self, ref: BotRef) -> BotSpec:
+        with self._lock:
+            found = self._specs.get(ref)
+        if found is not None:
+            return found
+        if ref.source.startswith("builtin:"):
+            spec = load_bot(ref.source)
+        elif ref.bundle:
+            folder = cache_root() / ref.bundle
+            if not folder.is_dir():
+                raise BundleError(f"bot bundle {ref.bundle[:12]} is not on this worker")
+            spec = load_bot(ref.source, base=folder)
+        elif self.shared:
+            spec = load_bot(ref.source, base=Path(self.shared))
+        else:
+            raise BundleError(f"no way to find {ref.source} on this worker")
+        with self._lock:
+            self._specs[ref] = spec
+        return spec
+
+    def teardown(self, worker: Any) -> None:
+        with self._lock:
+            pools = list(self._pools.values())
+            self._pools.clear()
+        for pool in pools:
+            with contextlib.suppress(Exception):
+                pool.close()
+
+
+# -- the task ---------------------------------------------------------------------------------
+
+TaskMatch = tuple[str, str, int, Mapping[str, JSON], tuple[BotRef, ...]]
+"""(match id, game, seed, options, bots by seat)."""
+
+
+def play_batch(plugin: str, matches: Sequence[TaskMatch]) -> dict[str, Any]:
+    """Play a batch of matches on this worker: pure, so the scheduler may run it again."""
+    state = get_worker().plugins[plugin]
+    assert isinstance(state, PoolPlugin)
+    records = []
+    started = 0
+    for match_id, game, seed, options, refs in matches:
+        spec = MatchSpec(match_id, game, seed, tuple(state.spec(r) for r in refs), options)
+        if state.fresh:
+            with BotPool(state.limits) as fresh:
+                records.append(run_match(spec, fresh).to_json())
+                started += fresh.started
+        else:
+            pool = state.pool()
+            before = pool.started
+            records.append(run_match(spec, pool).to_json())
+            started += pool.started - before
+    return {"records": records, "started": started}
