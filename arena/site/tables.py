@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from arena.games import JSON
 
 Card = str
@@ -91,6 +93,23 @@ def seat_panel(
     seat: int, facts: list[list[str]], zones: list[Zone], turn: bool = False
 ) -> dict[str, Any]:
     return {"seat": seat, "facts": facts, "zones": zones, "turn": turn}
+
+
+_LAST: dict[tuple[Any, ...], tuple[bytes, Any]] = {}
+
+
+def _reuse(slot: tuple[Any, ...], args: tuple[JSON, ...], make: Callable[..., Any]) -> Any:
+    """``make(*args)``, or the very object it returned last time for ``slot`` if ``args`` were
+    the same then (compared as JSON text: a copy, so a list changed since cannot fool it, and
+    ``1``, ``1.0`` and ``true`` stay different). A reused part is shared by every table it is in,
+    so a drawn table is never changed; sharing also makes comparing tables fast."""
+    key = orjson.dumps(args)
+    last = _LAST.get(slot)
+    if last is not None and last[0] == key:
+        return last[1]
+    value = make(*args)
+    _LAST[slot] = (key, value)
+    return value
 
 
 # -- Take 5 --------------------------------------------------------------------------------
@@ -281,6 +300,28 @@ def phase10_group(group: Mapping[str, JSON]) -> Zone:
     return zone(f"{title}{what}, seat {group['owner']}", [phase10_card(c) for c in group["cards"]])
 
 
+def phase10_zones(table: list[Any], laying: Mapping[str, Any] | None) -> list[Zone]:
+    zones = [phase10_group(g) for g in table]
+    if laying:
+        groups = [*laying["groups"], *([laying["open"]] if laying.get("open") else [])]
+        for g in groups:
+            z = phase10_group(g)
+            z["title"] = f"laying phase {laying['phase']}: {z['title']}"
+            zones.append(z)
+    return zones
+
+
+def phase10_panel(
+    s: int, done: list[Any], laid: JSON, points: JSON, hand: list[Card], turn: bool
+) -> dict[str, Any]:
+    seat_facts = [
+        fact("Phases done", ", ".join(str(p) for p in done) or "none"),
+        fact("Phase laid this hand", laid or "not yet"),
+        fact("Points", points),
+    ]
+    return seat_panel(s, seat_facts, [zone("Hand", hand, hide=COUNT)], turn=turn)
+
+
 def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
     if seat is None:
         discard = view["discard_pile"]
@@ -301,29 +342,23 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
     piles = [back(draw_size)]
     if top is not None:
         piles.append(phase10_card(top))
-    zones = [zone("Draw pile and discard", piles)]
-    zones += [phase10_group(g) for g in view["table"]]
-    laying = view.get("laying")
-    if laying:
-        groups = [*laying["groups"], *([laying["open"]] if laying.get("open") else [])]
-        for g in groups:
-            z = phase10_group(g)
-            z["title"] = f"laying phase {laying['phase']}: {z['title']}"
-            zones.append(z)
+    # The groups on the table and the seat panels are the same in most of the tables drawn for
+    # one step (the snapshot's and every seat's) and from one step to the next: reused (shared,
+    # never changed once drawn) while what they are drawn from is equal.
+    zones = [
+        zone("Draw pile and discard", piles),
+        *_reuse(("p10 groups",), (view["table"], view.get("laying")), phase10_zones),
+    ]
     panels = []
     for s in range(seats):
-        seat_facts = [
-            fact("Phases done", ", ".join(str(p) for p in done[s]) or "none"),
-            fact("Phase laid this hand", view["laid"][s] or "not yet"),
-            fact("Points", view["totals"][s]),
-        ]
         if seat is None:
-            hand_zone = zone("Hand", [phase10_card(c) for c in view["hands"][s]], hide=COUNT)
+            hand = view["hands"][s]
         elif s == seat:
-            hand_zone = zone("Hand", [phase10_card(c) for c in view["hand"]], hide=COUNT)
+            hand = view["hand"]
         else:
-            hand_zone = zone("Hand", [back(view["hand_sizes"][s])], hide=COUNT)
-        panels.append(seat_panel(s, seat_facts, [hand_zone], turn=turn == s))
+            hand = [back(view["hand_sizes"][s])]
+        args = (s, done[s], view["laid"][s], view["totals"][s], hand, turn == s)
+        panels.append(_reuse(("p10 panel", s, seat is None or s == seat), args, phase10_panel))
     return {"facts": facts, "zones": zones, "seats": panels}
 
 
