@@ -75,10 +75,24 @@ def mask(table: Table, seat: int) -> Table:
     panels = []
     for panel in table["seats"]:
         if panel["seat"] != seat and any("hide" in z for z in panel["zones"]):
-            zones = [hidden(z) if "hide" in z else z for z in panel["zones"]]
-            panel = {**panel, "zones": zones}
+            panel = masked_panel(panel)
         panels.append(panel)
     return {**table, "seats": panels}
+
+
+_MASKED: dict[Any, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+def masked_panel(panel: dict[str, Any]) -> dict[str, Any]:
+    """``panel`` with its private zones hidden; the same object again while ``panel`` is (the
+    same for every other seat, and over the steps where a drawing reuses the panel)."""
+    last = _MASKED.get(panel["seat"])
+    if last is not None and last[0] is panel:
+        return last[1]
+    zones = [hidden(z) if "hide" in z else z for z in panel["zones"]]
+    out = {**panel, "zones": zones}
+    _MASKED[panel["seat"]] = (panel, out)
+    return out
 
 
 def fact(label: str, value: JSON) -> list[str]:
@@ -237,32 +251,38 @@ def ten_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
         auction = view.get("auction")
         if auction:
             facts.append(fact("High bid", auction.get("high_bid")))
-    zones = [
-        zone("Tableau", [ten_card(c) for c in view["tableau"]]),
-        zone("Market", [ten_card(c) for c in sorted(view["market"])]),
-    ]
-    if view["discard"]:
-        zones.append(zone("Discard", [ten_card(c) for c in sorted(view["discard"])]))
-    panels = []
-    for s in range(seats):
-        seat_facts = [
-            fact("Currency tokens", view["currency"][s]),
-            fact("Bust tokens", view["busts"][s]),
-        ]
-        by_colour: dict[str, list[Card]] = {}
-        for code in sorted(view["collected"][s]):
-            key = code[0] if code[0] in TEN_COLOURS else "*"
-            by_colour.setdefault(key, []).append(ten_card(code))
-        lines = [by_colour[k] for k in sorted(by_colour)]
-        panels.append(
-            seat_panel(
-                s,
-                seat_facts,
-                [zone("Collected", *lines, note="" if lines else "none")],
-                turn=view["active"] == s,
-            )
+    zones = _reuse(("ten zones",), (view["tableau"], view["market"], view["discard"]), ten_zones)
+    panels = [
+        _reuse(
+            ("ten panel", s),
+            (s, view["currency"][s], view["busts"][s], view["collected"][s], view["active"] == s),
+            ten_panel,
         )
+        for s in range(seats)
+    ]
     return {"facts": facts, "zones": zones, "seats": panels}
+
+
+def ten_zones(tableau: list[str], market: list[str], discard: list[str]) -> list[Zone]:
+    zones = [
+        zone("Tableau", [ten_card(c) for c in tableau]),
+        zone("Market", [ten_card(c) for c in sorted(market)]),
+    ]
+    if discard:
+        zones.append(zone("Discard", [ten_card(c) for c in sorted(discard)]))
+    return zones
+
+
+def ten_panel(s: int, currency: JSON, busts: JSON, collected: list[str], turn: bool) -> Zone:
+    seat_facts = [fact("Currency tokens", currency), fact("Bust tokens", busts)]
+    by_colour: dict[str, list[Card]] = {}
+    for code in sorted(collected):
+        key = code[0] if code[0] in TEN_COLOURS else "*"
+        by_colour.setdefault(key, []).append(ten_card(code))
+    lines = [by_colour[k] for k in sorted(by_colour)]
+    return seat_panel(
+        s, seat_facts, [zone("Collected", *lines, note="" if lines else "none")], turn
+    )
 
 
 # -- Phase 10 ------------------------------------------------------------------------------
