@@ -177,34 +177,42 @@ def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
             hand, chosen = view["hand"], view["chosen"]
         else:
             hand, chosen = None, None
-        hand_zone: Zone
-        chosen_zone: Zone
-        if hand is None:
-            hand_zone = {"title": "Hand", "lines": [[back(None)]], "hide": UNKNOWN}
-            chosen_zone = {"title": "Chosen", "lines": [], "hide": DROP}
-        else:
-            hand_zone = {"title": "Hand", "lines": [list(map(str, hand))], "hide": UNKNOWN}
-            chosen_zone = {
-                "title": "Chosen",
-                "lines": [[str(chosen)] if chosen is not None else []],
-                "hide": DROP,
-            }
-        taken = view["taken"][s]
-        taken_zone: Zone = {"title": "Taken this round", "lines": [list(map(str, taken))]}
-        if not taken:
-            taken_zone["note"] = "none"
-        panels.append(
-            {
-                "seat": s,
-                "facts": [
-                    ["Heads this round", str(view["round_heads"][s])],
-                    ["Total heads", str(view["totals"][s])],
-                ],
-                "zones": [hand_zone, chosen_zone, taken_zone],
-                "turn": chooser == s,
-            }
-        )
+        args = (s, hand, chosen, view["taken"][s], view["round_heads"][s], view["totals"][s])
+        panel = _reuse(("take5 panel", s, hand is None), (*args, chooser == s), take5_panel)
+        panels.append(panel)
     return {"facts": facts, "zones": zones, "seats": panels}
+
+
+def take5_panel(
+    s: int,
+    hand: list[int] | None,
+    chosen: int | None,
+    taken: list[int],
+    round_heads: JSON,
+    totals: JSON,
+    turn: bool,
+) -> dict[str, Any]:
+    hand_zone: Zone
+    chosen_zone: Zone
+    if hand is None:
+        hand_zone = {"title": "Hand", "lines": [[back(None)]], "hide": UNKNOWN}
+        chosen_zone = {"title": "Chosen", "lines": [], "hide": DROP}
+    else:
+        hand_zone = {"title": "Hand", "lines": [list(map(str, hand))], "hide": UNKNOWN}
+        chosen_zone = {
+            "title": "Chosen",
+            "lines": [[str(chosen)] if chosen is not None else []],
+            "hide": DROP,
+        }
+    taken_zone: Zone = {"title": "Taken this round", "lines": [list(map(str, taken))]}
+    if not taken:
+        taken_zone["note"] = "none"
+    return {
+        "seat": s,
+        "facts": [["Heads this round", str(round_heads)], ["Total heads", str(totals)]],
+        "zones": [hand_zone, chosen_zone, taken_zone],
+        "turn": turn,
+    }
 
 
 # -- Ten -----------------------------------------------------------------------------------
