@@ -39,12 +39,18 @@ def diff(
     """
     path = [] if path is None else path
     out = [] if out is None else out
-    if before == after:
-        return out
+    if before != after:
+        _diff(before, after, path, out)
+    return out
+
+
+def _diff(before: JSON, after: JSON, path: list[Any], out: Patch) -> None:
+    """:func:`diff` of two values already known to differ (each pair compared once)."""
     if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
-        for key in after:
-            if before[key] != after[key]:
-                diff(before[key], after[key], [*path, key], out)
+        for key, b in after.items():
+            a = before[key]
+            if a is not b and a != b:
+                _diff(a, b, [*path, key], out)
     elif (
         isinstance(before, list)
         and isinstance(after, list)
@@ -52,11 +58,10 @@ def diff(
         and isinstance(after[0], dict | list)
     ):
         for i, (a, b) in enumerate(zip(before, after, strict=True)):
-            if a != b:
-                diff(a, b, [*path, i], out)
+            if a is not b and a != b:
+                _diff(a, b, [*path, i], out)
     else:
         out.append([path, after])
-    return out
 
 
 def patch(value: JSON, changes: Patch) -> JSON:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from arena.games import JSON
 
 Card = str
@@ -73,10 +75,24 @@ def mask(table: Table, seat: int) -> Table:
     panels = []
     for panel in table["seats"]:
         if panel["seat"] != seat and any("hide" in z for z in panel["zones"]):
-            zones = [hidden(z) if "hide" in z else z for z in panel["zones"]]
-            panel = {**panel, "zones": zones}
+            panel = masked_panel(panel)
         panels.append(panel)
     return {**table, "seats": panels}
+
+
+_MASKED: dict[Any, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+def masked_panel(panel: dict[str, Any]) -> dict[str, Any]:
+    """``panel`` with its private zones hidden; the same object again while ``panel`` is (the
+    same for every other seat, and over the steps where a drawing reuses the panel)."""
+    last = _MASKED.get(panel["seat"])
+    if last is not None and last[0] is panel:
+        return last[1]
+    zones = [hidden(z) if "hide" in z else z for z in panel["zones"]]
+    out = {**panel, "zones": zones}
+    _MASKED[panel["seat"]] = (panel, out)
+    return out
 
 
 def fact(label: str, value: JSON) -> list[str]:
@@ -91,6 +107,23 @@ def seat_panel(
     seat: int, facts: list[list[str]], zones: list[Zone], turn: bool = False
 ) -> dict[str, Any]:
     return {"seat": seat, "facts": facts, "zones": zones, "turn": turn}
+
+
+_LAST: dict[tuple[Any, ...], tuple[bytes, Any]] = {}
+
+
+def _reuse(slot: tuple[Any, ...], args: tuple[JSON, ...], make: Callable[..., Any]) -> Any:
+    """``make(*args)``, or the very object it returned last time for ``slot`` if ``args`` were
+    the same then (compared as JSON text: a copy, so a list changed since cannot fool it, and
+    ``1``, ``1.0`` and ``true`` stay different). A reused part is shared by every table it is in,
+    so a drawn table is never changed; sharing also makes comparing tables fast."""
+    key = orjson.dumps(args)
+    last = _LAST.get(slot)
+    if last is not None and last[0] == key:
+        return last[1]
+    value = make(*args)
+    _LAST[slot] = (key, value)
+    return value
 
 
 # -- Take 5 --------------------------------------------------------------------------------
@@ -144,34 +177,42 @@ def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
             hand, chosen = view["hand"], view["chosen"]
         else:
             hand, chosen = None, None
-        hand_zone: Zone
-        chosen_zone: Zone
-        if hand is None:
-            hand_zone = {"title": "Hand", "lines": [[back(None)]], "hide": UNKNOWN}
-            chosen_zone = {"title": "Chosen", "lines": [], "hide": DROP}
-        else:
-            hand_zone = {"title": "Hand", "lines": [list(map(str, hand))], "hide": UNKNOWN}
-            chosen_zone = {
-                "title": "Chosen",
-                "lines": [[str(chosen)] if chosen is not None else []],
-                "hide": DROP,
-            }
-        taken = view["taken"][s]
-        taken_zone: Zone = {"title": "Taken this round", "lines": [list(map(str, taken))]}
-        if not taken:
-            taken_zone["note"] = "none"
-        panels.append(
-            {
-                "seat": s,
-                "facts": [
-                    ["Heads this round", str(view["round_heads"][s])],
-                    ["Total heads", str(view["totals"][s])],
-                ],
-                "zones": [hand_zone, chosen_zone, taken_zone],
-                "turn": chooser == s,
-            }
-        )
+        args = (s, hand, chosen, view["taken"][s], view["round_heads"][s], view["totals"][s])
+        panel = _reuse(("take5 panel", s, hand is None), (*args, chooser == s), take5_panel)
+        panels.append(panel)
     return {"facts": facts, "zones": zones, "seats": panels}
+
+
+def take5_panel(
+    s: int,
+    hand: list[int] | None,
+    chosen: int | None,
+    taken: list[int],
+    round_heads: JSON,
+    totals: JSON,
+    turn: bool,
+) -> dict[str, Any]:
+    hand_zone: Zone
+    chosen_zone: Zone
+    if hand is None:
+        hand_zone = {"title": "Hand", "lines": [[back(None)]], "hide": UNKNOWN}
+        chosen_zone = {"title": "Chosen", "lines": [], "hide": DROP}
+    else:
+        hand_zone = {"title": "Hand", "lines": [list(map(str, hand))], "hide": UNKNOWN}
+        chosen_zone = {
+            "title": "Chosen",
+            "lines": [[str(chosen)] if chosen is not None else []],
+            "hide": DROP,
+        }
+    taken_zone: Zone = {"title": "Taken this round", "lines": [list(map(str, taken))]}
+    if not taken:
+        taken_zone["note"] = "none"
+    return {
+        "seat": s,
+        "facts": [["Heads this round", str(round_heads)], ["Total heads", str(totals)]],
+        "zones": [hand_zone, chosen_zone, taken_zone],
+        "turn": turn,
+    }
 
 
 # -- Ten -----------------------------------------------------------------------------------
@@ -218,32 +259,38 @@ def ten_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
         auction = view.get("auction")
         if auction:
             facts.append(fact("High bid", auction.get("high_bid")))
-    zones = [
-        zone("Tableau", [ten_card(c) for c in view["tableau"]]),
-        zone("Market", [ten_card(c) for c in sorted(view["market"])]),
-    ]
-    if view["discard"]:
-        zones.append(zone("Discard", [ten_card(c) for c in sorted(view["discard"])]))
-    panels = []
-    for s in range(seats):
-        seat_facts = [
-            fact("Currency tokens", view["currency"][s]),
-            fact("Bust tokens", view["busts"][s]),
-        ]
-        by_colour: dict[str, list[Card]] = {}
-        for code in sorted(view["collected"][s]):
-            key = code[0] if code[0] in TEN_COLOURS else "*"
-            by_colour.setdefault(key, []).append(ten_card(code))
-        lines = [by_colour[k] for k in sorted(by_colour)]
-        panels.append(
-            seat_panel(
-                s,
-                seat_facts,
-                [zone("Collected", *lines, note="" if lines else "none")],
-                turn=view["active"] == s,
-            )
+    zones = _reuse(("ten zones",), (view["tableau"], view["market"], view["discard"]), ten_zones)
+    panels = [
+        _reuse(
+            ("ten panel", s),
+            (s, view["currency"][s], view["busts"][s], view["collected"][s], view["active"] == s),
+            ten_panel,
         )
+        for s in range(seats)
+    ]
     return {"facts": facts, "zones": zones, "seats": panels}
+
+
+def ten_zones(tableau: list[str], market: list[str], discard: list[str]) -> list[Zone]:
+    zones = [
+        zone("Tableau", [ten_card(c) for c in tableau]),
+        zone("Market", [ten_card(c) for c in sorted(market)]),
+    ]
+    if discard:
+        zones.append(zone("Discard", [ten_card(c) for c in sorted(discard)]))
+    return zones
+
+
+def ten_panel(s: int, currency: JSON, busts: JSON, collected: list[str], turn: bool) -> Zone:
+    seat_facts = [fact("Currency tokens", currency), fact("Bust tokens", busts)]
+    by_colour: dict[str, list[Card]] = {}
+    for code in sorted(collected):
+        key = code[0] if code[0] in TEN_COLOURS else "*"
+        by_colour.setdefault(key, []).append(ten_card(code))
+    lines = [by_colour[k] for k in sorted(by_colour)]
+    return seat_panel(
+        s, seat_facts, [zone("Collected", *lines, note="" if lines else "none")], turn
+    )
 
 
 # -- Phase 10 ------------------------------------------------------------------------------
@@ -281,6 +328,28 @@ def phase10_group(group: Mapping[str, JSON]) -> Zone:
     return zone(f"{title}{what}, seat {group['owner']}", [phase10_card(c) for c in group["cards"]])
 
 
+def phase10_zones(table: list[Any], laying: Mapping[str, Any] | None) -> list[Zone]:
+    zones = [phase10_group(g) for g in table]
+    if laying:
+        groups = [*laying["groups"], *([laying["open"]] if laying.get("open") else [])]
+        for g in groups:
+            z = phase10_group(g)
+            z["title"] = f"laying phase {laying['phase']}: {z['title']}"
+            zones.append(z)
+    return zones
+
+
+def phase10_panel(
+    s: int, done: list[Any], laid: JSON, points: JSON, hand: list[Card], turn: bool
+) -> dict[str, Any]:
+    seat_facts = [
+        fact("Phases done", ", ".join(str(p) for p in done) or "none"),
+        fact("Phase laid this hand", laid or "not yet"),
+        fact("Points", points),
+    ]
+    return seat_panel(s, seat_facts, [zone("Hand", hand, hide=COUNT)], turn=turn)
+
+
 def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
     if seat is None:
         discard = view["discard_pile"]
@@ -301,29 +370,23 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
     piles = [back(draw_size)]
     if top is not None:
         piles.append(phase10_card(top))
-    zones = [zone("Draw pile and discard", piles)]
-    zones += [phase10_group(g) for g in view["table"]]
-    laying = view.get("laying")
-    if laying:
-        groups = [*laying["groups"], *([laying["open"]] if laying.get("open") else [])]
-        for g in groups:
-            z = phase10_group(g)
-            z["title"] = f"laying phase {laying['phase']}: {z['title']}"
-            zones.append(z)
+    # The groups on the table and the seat panels are the same in most of the tables drawn for
+    # one step (the snapshot's and every seat's) and from one step to the next: reused (shared,
+    # never changed once drawn) while what they are drawn from is equal.
+    zones = [
+        zone("Draw pile and discard", piles),
+        *_reuse(("p10 groups",), (view["table"], view.get("laying")), phase10_zones),
+    ]
     panels = []
     for s in range(seats):
-        seat_facts = [
-            fact("Phases done", ", ".join(str(p) for p in done[s]) or "none"),
-            fact("Phase laid this hand", view["laid"][s] or "not yet"),
-            fact("Points", view["totals"][s]),
-        ]
         if seat is None:
-            hand_zone = zone("Hand", [phase10_card(c) for c in view["hands"][s]], hide=COUNT)
+            hand = view["hands"][s]
         elif s == seat:
-            hand_zone = zone("Hand", [phase10_card(c) for c in view["hand"]], hide=COUNT)
+            hand = view["hand"]
         else:
-            hand_zone = zone("Hand", [back(view["hand_sizes"][s])], hide=COUNT)
-        panels.append(seat_panel(s, seat_facts, [hand_zone], turn=turn == s))
+            hand = [back(view["hand_sizes"][s])]
+        args = (s, done[s], view["laid"][s], view["totals"][s], hand, turn == s)
+        panels.append(_reuse(("p10 panel", s, seat is None or s == seat), args, phase10_panel))
     return {"facts": facts, "zones": zones, "seats": panels}
 
 
