@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from arena.games import JSON
+from arena.games.take5 import bull_heads
 
 Card = str
 Face = list[str]
@@ -130,16 +131,8 @@ def _reuse(slot: tuple[Any, ...], args: tuple[JSON, ...], make: Callable[..., An
 
 
 def heads(card: int) -> int:
-    """Bull heads of a Take 5 card (the same rule as the game's own table)."""
-    if card == 55:
-        return 7
-    if card % 11 == 0:
-        return 5
-    if card % 10 == 0:
-        return 3
-    if card % 5 == 0:
-        return 2
-    return 1
+    """Bull heads of a Take 5 card: the game's own rule."""
+    return bull_heads(card)
 
 
 def take5_face(card: int) -> Face:

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from arena.audit import audit
 from arena.league import League
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,6 +126,14 @@ def small_league(
         for bot in bots:
             lg.submit(bot, check=check)
     return folder
+
+
+def assert_audited(folder: Path) -> None:
+    """The league passes ``arena audit``: every stored match replays to its record."""
+    with League.open(folder) as lg:
+        report = audit(lg)
+    assert report.matches > 0
+    assert report.ok, "\n".join(str(p) for p in report.problems)
 
 
 def fingerprint(folder: Path) -> dict[str, Any]:

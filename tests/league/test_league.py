@@ -14,7 +14,14 @@ import pytest
 
 from arena.executor import run_league
 from arena.league import League, LeagueError
-from tests.league.helpers import ROOT, bot_processes, fingerprint, small_league, write_bot
+from tests.league.helpers import (
+    ROOT,
+    assert_audited,
+    bot_processes,
+    fingerprint,
+    small_league,
+    write_bot,
+)
 
 RANDOM_BOT = str(ROOT / "bots" / "random")
 
@@ -41,6 +48,8 @@ def test_the_same_league_whatever_the_number_of_workers(tmp_path: Path) -> None:
     a, b = fingerprint(one), fingerprint(two)
     assert a == b
     assert len(a["results"]) == 60
+    assert_audited(one)
+    assert_audited(two)
     assert {mode for _, mode, _, _ in a["batches"]} == {"uniform", "adaptive"}
 
 
@@ -62,6 +71,7 @@ def test_stopping_and_resuming_gives_the_uninterrupted_league(tmp_path: Path) ->
     play(parts, 1)
     assert fingerprint(parts) == fingerprint(whole)
     assert play(parts, 2) == 0  # a finished league plays nothing more
+    assert_audited(parts)
 
 
 def kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: int = 120) -> None:
@@ -89,6 +99,7 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: int = 120) ->
     subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
     assert done_kills >= 1  # the league may finish before every planned kill lands
     assert fingerprint(killed) == fingerprint(whole)
+    assert_audited(killed)
     # The orphaned workers of the killed runs notice and take their bots with them.
     deadline = time.monotonic() + 15
     while bot_processes(killed) and time.monotonic() < deadline:
