@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.bots import BotError, BotKind, BotSpec
-from arena.executor import Interrupted, Progress, RunReport, WorkerLost
+from arena.executor import Interrupted, Progress, RunReport, WorkerLost, plan_more
 from arena.league import League
 from arena.store import Planned
 
@@ -236,13 +236,7 @@ def run_league_dask(
                     report.played += 1
                     if on_record is not None:
                         on_record(record)
-            new = league.advance(ratings)
-            if new:
-                report.batches_planned += new
-                known = {p.match_id for p in pending} | set(seats)
-                fresh = league.store.unplayed(min(new))
-                pending.extend(p for p in fresh if p.match_id not in known)
-                bar.total = max(bar.total, done + len(pending) + len(seats))
+            plan_more(league, ratings, pending, seats, report, bar, done)
             bar.update(done)
     except KeyboardInterrupt:
         bar.finish()

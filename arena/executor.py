@@ -21,7 +21,7 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -34,6 +34,7 @@ from arena.bots import BotSpec
 from arena.league import League
 from arena.match import MatchSpec, run_match
 from arena.pool import BotPool
+from arena.rating import LeagueRatings
 from arena.store import Planned
 
 _POOL: BotPool | None = None
@@ -185,6 +186,26 @@ class Progress:
             self.stream.flush()
 
 
+def plan_more(
+    league: League,
+    ratings: LeagueRatings,
+    pending: deque[Planned],
+    in_flight: Mapping[str, object],
+    report: RunReport,
+    bar: Progress,
+    done: int,
+) -> None:
+    """Rate the finished batches, plan what may now be planned, and queue each new match once
+    (not one already pending or in flight). Shared by the local and the Dask executors."""
+    new = league.advance(ratings)
+    if new:
+        report.batches_planned += new
+        known = {p.match_id for p in pending} | set(in_flight)
+        fresh = league.store.unplayed(min(new))
+        pending.extend(p for p in fresh if p.match_id not in known)
+        bar.total = max(bar.total, done + len(pending) + len(in_flight))
+
+
 def run_league(
     league: League,
     workers: int | None = None,
@@ -272,13 +293,7 @@ def run_league(
                     report.played += 1
                     if on_record is not None:
                         on_record(record)
-            new = league.advance(ratings)
-            if new:
-                report.batches_planned += new
-                known = {p.match_id for p in pending} | set(seats)
-                fresh = league.store.unplayed(min(new))
-                pending.extend(p for p in fresh if p.match_id not in known)
-                bar.total = max(bar.total, done + len(pending) + len(seats))
+            plan_more(league, ratings, pending, seats, report, bar, done)
             bar.update(done)
         pool.close()
         pool.join()
