@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+
+from arena.store import transaction
 
 CACHE_FILE = ".arena-site.sqlite"
 VERSION = "2"
@@ -168,15 +170,8 @@ class SiteCache:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self.db)
 
     def reset(self) -> None:
         """Forget everything (a different league, or a cache from another site version):
