@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from arena import __version__
+from arena import __version__, native
 from arena.botproc import Fault, RunLimits, TimeLimits
 from arena.bots import BotError, BotSpec, load_bot
 from arena.conformance import HINTS, check_bot
@@ -47,7 +47,9 @@ def final_table(state: State, names: Sequence[str]) -> str:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="arena")
+@click.version_option(
+    __version__, prog_name="arena", message=f"%(prog)s %(version)s; {native.describe()}"
+)
 def main() -> None:
     """arena: leagues of card-game bots.
 

@@ -14,11 +14,14 @@ each of them is asked independently. Applying one seat's choice reveals nothing 
 from __future__ import annotations
 
 import copy
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from mypy_extensions import mypyc_attr
 
 JSON = Any
 """A plain JSON value: dict, list, str, int, float, bool or None."""
@@ -174,6 +177,36 @@ def competition_ranks(keys: Sequence[Any]) -> tuple[int, ...]:
     return tuple(1 + sum(1 for other in keys if other < key) for key in keys)
 
 
+def draw(rng: random.Random, deck: list[int], k: int) -> list[int]:
+    """``k`` distinct cards of ``deck`` in the order drawn: the same list as ``rng.sample(deck, k)``.
+
+    Written out (random.sample's pool method, fed by ``getrandbits`` like CPython's ``_randbelow``)
+    so that compiled rules deal natively; tests/games/test_base.py checks it against
+    ``rng.sample``. Where random.sample would switch to its set method, so does this.
+    """
+    n = len(deck)
+    if not 0 <= k <= n:
+        raise ValueError(f"cannot draw {k} cards from {n}")
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    if n > setsize:
+        return rng.sample(deck, k)
+    getrandbits = rng.getrandbits
+    pool = list(deck)
+    drawn: list[int] = []
+    for i in range(k):
+        left = n - i
+        bits = left.bit_length()
+        j: int = getrandbits(bits)
+        while j >= left:
+            j = getrandbits(bits)
+        drawn.append(pool[j])
+        pool[j] = pool[left - 1]
+    return drawn
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class State(ABC):
     """One position of a game, owned and mutated by whoever drives the game.
 
@@ -256,7 +289,18 @@ class State(ABC):
         return IllegalActionError(self.game, seat, action, self.position(), reason)
 
     def clone(self) -> State:
-        return copy.deepcopy(self)
+        """A copy sharing nothing mutable with this state.
+
+        Made by the constructor (so compiled classes work) and then given this state's fields:
+        the generator's state, the log, and a deep copy of what a subclass keeps in its
+        ``__dict__``. A subclass compiled to native fields overrides this.
+        """
+        other = type(self)(self.seed, self.seats, self.options)
+        other.__dict__.update(copy.deepcopy(self.__dict__))
+        other.options = dict(self.options)
+        other.rng.setstate(self.rng.getstate())
+        other.log = list(self.log)
+        return other
 
 
 @dataclass(frozen=True)

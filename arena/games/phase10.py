@@ -753,7 +753,7 @@ class Phase10State(State):
         return str(event)
 
 
-SPEC = GameSpec(
+SPEC: GameSpec = GameSpec(
     name="phase10",
     title="Phase 10",
     min_seats=2,

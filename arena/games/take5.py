@@ -21,6 +21,7 @@ from arena.games.base import (
     Result,
     State,
     competition_ranks,
+    draw,
 )
 
 DECK_SIZE: Final = 104
@@ -99,8 +100,9 @@ class Take5State(State):
         """Cards each seat took this round (public: everyone saw them taken)."""
         self.totals: list[int] = [0] * seats
         self.round_heads: list[int] = [0] * seats
-        self.queue: list[tuple[int, int]] = []
-        """The revealed (card, seat) pairs of the current trick still to be placed, lowest first."""
+        self.queue: list[int] = []
+        """The revealed cards of the current trick still to be placed, highest first (the next
+        card to place is the last); a card's seat is its index in ``revealed``."""
         self.revealed: list[int] = []
         self.row_chooser: int | None = None
         self.over = False
@@ -113,7 +115,7 @@ class Take5State(State):
         self.round += 1
         self.trick = 1
         n = self.seats
-        cards = self.rng.sample(self.deck, n * HAND_SIZE + ROWS)
+        cards = draw(self.rng, self.deck, n * HAND_SIZE + ROWS)
         for seat in range(n):
             self.hands[seat] = sorted(cards[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])
         starts = cards[n * HAND_SIZE :]
@@ -148,8 +150,10 @@ class Take5State(State):
         queue = self.queue
         rows = self.rows
         professional = self.professional
+        revealed = self.revealed
         while queue:
-            card, seat = queue[0]
+            card = queue[-1]
+            seat = revealed.index(card)
             if professional:
                 where = choose_row(rows, card, True)
                 if where is None:
@@ -174,7 +178,7 @@ class Take5State(State):
                 if index < 0:
                     self.row_chooser = seat
                     return
-            del queue[0]
+            queue.pop()
             row = rows[index]
             if len(row) >= ROW_LIMIT:
                 self._take_row(seat, index, card, "sixth")
@@ -224,13 +228,17 @@ class Take5State(State):
             }
         )
 
+    def to_place(self) -> list[list[int]]:
+        """The revealed cards still to place in this trick, as [card, seat], lowest first."""
+        return [[card, self.revealed.index(card)] for card in reversed(self.queue)]
+
     def undealt(self) -> list[int]:
         """The cards of this round's deck that nobody holds and no row or pile shows."""
         seen: set[int] = set()
         for cards in (*self.hands, *self.rows, *self.taken):
             seen.update(cards)
         seen.update(c for c in self.chosen if c is not None)
-        seen.update(c for c, _ in self.queue)
+        seen.update(self.queue)
         return [c for c in self.deck if c not in seen]
 
     # -- the interface --------------------------------------------------------------------
@@ -284,7 +292,7 @@ class Take5State(State):
                 },
             )
         )
-        self.queue = sorted(zip(revealed, range(self.seats), strict=True))
+        self.queue = sorted(revealed, reverse=True)
         self.chosen = [None] * self.seats
         self.waiting = self.seats
         self._resolve()
@@ -298,7 +306,7 @@ class Take5State(State):
                 raise self.illegal(seat, action, f"seat {self.row_chooser} is choosing a row")
             if type(action) is not int or not 0 <= action < ROWS:
                 raise self.illegal(seat, action, "a row is chosen by its index 0-3")
-            card, _ = self.queue.pop(0)
+            card = self.queue.pop()
             self.emit({"type": "choose_row", "seat": seat, "row": action})
             self._take_row(seat, action, card, "too_low")
             self._resolve()
@@ -330,7 +338,7 @@ class Take5State(State):
         }
         if self.row_chooser is not None:
             obs["revealed"] = list(self.revealed)
-            obs["to_place"] = [[c, s] for c, s in self.queue]
+            obs["to_place"] = self.to_place()
         return obs
 
     def is_over(self) -> bool:
@@ -356,7 +364,7 @@ class Take5State(State):
             "taken": [list(t) for t in self.taken],
             "round_heads": list(self.round_heads),
             "totals": list(self.totals),
-            "to_place": [[c, s] for c, s in self.queue],
+            "to_place": self.to_place(),
             "row_chooser": self.row_chooser,
             "over": self.over,
         }
@@ -365,9 +373,27 @@ class Take5State(State):
         rows = " | ".join(" ".join(map(str, r)) for r in self.rows)
         return f"round {self.round} trick {self.trick}, rows [{rows}]"
 
+    def clone(self) -> Take5State:
+        """A copy sharing nothing mutable (faster than deepcopy, and compiled classes need it)."""
+        other = Take5State(self.seed, self.seats, self.options)  # then every field overwritten
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.log = list(self.log)
+        other.end_score, other.more_than = self.end_score, self.more_than
+        other.tactics, other.professional = self.tactics, self.professional
+        other.max_rounds, other.deck = self.max_rounds, list(self.deck)
+        other.round, other.trick, other.waiting = self.round, self.trick, self.waiting
+        other.hands = [list(h) for h in self.hands]
+        other.rows = [list(r) for r in self.rows]
+        other.chosen = list(self.chosen)
+        other.taken = [list(t) for t in self.taken]
+        other.totals, other.round_heads = list(self.totals), list(self.round_heads)
+        other.queue, other.revealed = list(self.queue), list(self.revealed)
+        other.row_chooser, other.over, other.capped = self.row_chooser, self.over, self.capped
+        return other
+
     def resample_hidden(self, seat: int, rng: random.Random) -> Take5State:
         copy = self.clone()
-        assert isinstance(copy, Take5State)
         others = [s for s in range(self.seats) if s != seat]
         pool = copy.undealt()
         for s in others:
@@ -414,7 +440,7 @@ class Take5State(State):
         return str(event)
 
 
-SPEC = GameSpec(
+SPEC: GameSpec = GameSpec(
     name="take5",
     title="Take 5 (6 nimmt!)",
     min_seats=2,

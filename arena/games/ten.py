@@ -718,7 +718,7 @@ class TenState(State):
 
     def clone(self) -> TenState:
         """A copy without deepcopy: every mutable field is a list of immutable values."""
-        other = object.__new__(type(self))
+        other = type(self)(self.seed, self.seats, self.options)  # then every field replaced
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
         other.rng = random.Random()
@@ -822,7 +822,7 @@ def cards_text(codes: list[str]) -> str:
     return " ".join(codes) if codes else "nothing"
 
 
-SPEC = GameSpec(
+SPEC: GameSpec = GameSpec(
     name="ten",
     title="Ten",
     min_seats=1,

@@ -30,7 +30,7 @@ def cards_held(state: Take5State) -> list[int]:
     cards += [c for row in state.rows for c in row]
     cards += [c for taken in state.taken for c in taken]
     cards += [c for c in state.chosen if c is not None]
-    cards += [c for c, _ in state.queue]
+    cards += state.queue
     return cards
 
 
