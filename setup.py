@@ -1,4 +1,4 @@
-"""Build hook: compile the hot rules modules to C with mypyc (everything else stays pure Python).
+"""Build hook: compile the rules of the games to C with mypyc (everything else stays pure Python).
 
 The compiled modules are the same source files, type-checked and translated by mypyc; the pure
 Python files remain the reference and are used whenever the compiled ones are missing, stale or
@@ -21,7 +21,14 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-COMPILED = ["arena/games/base.py", "arena/games/take5.py", "arena/players.py"]
+COMPILED = [
+    "arena/games/base.py",
+    "arena/games/take5.py",
+    "arena/games/ten.py",
+    "arena/games/phase10.py",
+    "arena/games/phase10_groups.py",
+    "arena/players.py",
+]
 """Kept in step with arena.native.NATIVE_MODULES (a test checks)."""
 GROUP = "arena._compiled"
 """mypyc's shared library becomes arena/_compiled__mypyc.*.so (inside the package)."""

@@ -19,7 +19,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from mypy_extensions import mypyc_attr
 
@@ -288,18 +288,23 @@ class State(ABC):
     def illegal(self, seat: int, action: JSON, reason: str) -> IllegalActionError:
         return IllegalActionError(self.game, seat, action, self.position(), reason)
 
-    def clone(self) -> State:
-        """A copy sharing nothing mutable with this state.
+    def clone(self) -> Self:
+        """A copy sharing nothing mutable with this state (the log's events are never mutated,
+        so the copy's log is a new list of the same events).
 
-        Made by the constructor (so compiled classes work) and then given this state's fields:
-        the generator's state, the log, and a deep copy of what a subclass keeps in its
-        ``__dict__``. A subclass compiled to native fields overrides this.
+        Made by the constructor, then given every field of this one: compiled classes list
+        their fields in ``__mypyc_attrs__``, pure ones keep them in ``__dict__``.
         """
         other = type(self)(self.seed, self.seats, self.options)
-        other.__dict__.update(copy.deepcopy(self.__dict__))
-        other.options = dict(self.options)
-        other.rng.setstate(self.rng.getstate())
-        other.log = list(self.log)
+        names = [n for n in getattr(type(self), "__mypyc_attrs__", ()) if n != "__dict__"]
+        names += getattr(self, "__dict__", {})
+        for name in names:
+            if name == "log":
+                other.log = list(self.log)
+            elif name == "rng":
+                other.rng.setstate(self.rng.getstate())
+            elif hasattr(self, name):  # a compiled field may never have been set
+                setattr(other, name, copy.deepcopy(getattr(self, name)))
         return other
 
 

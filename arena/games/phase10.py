@@ -675,7 +675,6 @@ class Phase10State(State):
 
     def resample_hidden(self, seat: int, rng: random.Random) -> Phase10State:
         copy = self.clone()
-        assert isinstance(copy, Phase10State)
         others = [s for s in copy.active if s != seat]
         pool = list(copy.draw_pile)
         unknown: dict[int, int] = {}

@@ -373,25 +373,6 @@ class Take5State(State):
         rows = " | ".join(" ".join(map(str, r)) for r in self.rows)
         return f"round {self.round} trick {self.trick}, rows [{rows}]"
 
-    def clone(self) -> Take5State:
-        """A copy sharing nothing mutable (faster than deepcopy, and compiled classes need it)."""
-        other = Take5State(self.seed, self.seats, self.options)  # then every field overwritten
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
-        other.log = list(self.log)
-        other.end_score, other.more_than = self.end_score, self.more_than
-        other.tactics, other.professional = self.tactics, self.professional
-        other.max_rounds, other.deck = self.max_rounds, list(self.deck)
-        other.round, other.trick, other.waiting = self.round, self.trick, self.waiting
-        other.hands = [list(h) for h in self.hands]
-        other.rows = [list(r) for r in self.rows]
-        other.chosen = list(self.chosen)
-        other.taken = [list(t) for t in self.taken]
-        other.totals, other.round_heads = list(self.totals), list(self.round_heads)
-        other.queue, other.revealed = list(self.queue), list(self.revealed)
-        other.row_chooser, other.over, other.capped = self.row_chooser, self.over, self.capped
-        return other
-
     def resample_hidden(self, seat: int, rng: random.Random) -> Take5State:
         copy = self.clone()
         others = [s for s in range(self.seats) if s != seat]

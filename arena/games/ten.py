@@ -716,20 +716,6 @@ class TenState(State):
             f"tableau [{' '.join(self.tableau)}], {len(self.draw_pile)} cards to draw"
         )
 
-    def clone(self) -> TenState:
-        """A copy without deepcopy: every mutable field is a list of immutable values."""
-        other = type(self)(self.seed, self.seats, self.options)  # then every field replaced
-        other.__dict__.update(self.__dict__)
-        other.options = dict(self.options)
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
-        other.log = list(self.log)
-        for name in ("draw_pile", "tableau", "market", "discard", "currency", "busts", "bidders"):
-            setattr(other, name, list(getattr(self, name)))
-        other.collected = [list(cards) for cards in self.collected]
-        other.final_buyers = None if self.final_buyers is None else list(self.final_buyers)
-        return other
-
     def resample_hidden(self, seat: int, rng: random.Random) -> TenState:
         """Only the order of the draw pile is hidden (from every seat): shuffle it again."""
         other = self.clone()
