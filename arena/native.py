@@ -17,7 +17,7 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
@@ -32,42 +32,44 @@ NATIVE_MODULES: tuple[str, ...] = (
 )
 """The modules setup.py compiles (kept in step with its COMPILED list; a test checks)."""
 
+SHARED_LIBRARY = "arena._compiled__mypyc"
+"""mypyc's one library for the whole group; each compiled module is a small shim into it."""
 PACKAGE = Path(__file__).resolve().parent
 MANIFEST = PACKAGE / "_compiled.json"
 PURE_ENV = "ARENA_PURE_PYTHON"
 
 
-def source_of(module: str) -> Path:
-    return PACKAGE.joinpath(*module.split(".")[1:]).with_suffix(".py")
+def source_of(module: str, package: Path = PACKAGE) -> Path:
+    """The .py file of ``arena.x.y`` under the ``arena`` folder ``package``."""
+    return package.joinpath(*module.split(".")[1:]).with_suffix(".py")
 
 
-def _binary_exists(module: str) -> bool:
-    source = source_of(module)
-    stem = source.with_suffix("")
+def _binary_exists(module: str, package: Path) -> bool:
+    stem = source_of(module, package).with_suffix("")
     return any(
         Path(f"{stem}{suffix}").exists() for suffix in importlib.machinery.EXTENSION_SUFFIXES
     )
 
 
-def _why_pure() -> str | None:
-    """None if the compiled modules may be used, else the reason they may not."""
-    if os.environ.get(PURE_ENV):
+def why_pure(package: Path = PACKAGE, environ: Mapping[str, str] = os.environ) -> str | None:
+    """None if the compiled modules under ``package`` may be used, else the reason they may not."""
+    if environ.get(PURE_ENV):
         return f"{PURE_ENV} is set"
-    if not MANIFEST.exists():
-        return "not compiled (no C compiler or mypyc at install time, or ARENA_PURE_PYTHON then)"
+    manifest = package / MANIFEST.name
+    if not manifest.exists():
+        return f"not compiled (no C compiler or mypyc at install time, or {PURE_ENV} then)"
     try:
-        built: dict[str, str] = json.loads(MANIFEST.read_text())
+        built: dict[str, str] = json.loads(manifest.read_text())
     except (OSError, ValueError) as exc:
-        return f"unreadable {MANIFEST.name}: {exc}"
-    if not _binary_exists("arena._compiled__mypyc"):
+        return f"unreadable {manifest.name}: {exc}"
+    if not _binary_exists(SHARED_LIBRARY, package):
         return "mypyc's shared library is missing"
     for module in NATIVE_MODULES:
-        if module not in built or not _binary_exists(module):
+        source = source_of(module, package)
+        if module not in built or not _binary_exists(module, package):
             return f"{module} was not compiled"
-        if hashlib.sha256(source_of(module).read_bytes()).hexdigest() != built[module]:
-            return (
-                f"{source_of(module).name} changed since it was compiled (reinstall to recompile)"
-            )
+        if hashlib.sha256(source.read_bytes()).hexdigest() != built[module]:
+            return f"{source.name} changed since it was compiled (reinstall to recompile)"
     return None
 
 
@@ -82,7 +84,7 @@ class _SourcesFirst(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source_of(fullname))
 
 
-WHY_PURE = _why_pure()
+WHY_PURE = why_pure()
 if WHY_PURE is not None and not any(isinstance(f, _SourcesFirst) for f in sys.meta_path):
     sys.meta_path.insert(0, _SourcesFirst())
 

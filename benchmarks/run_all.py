@@ -175,7 +175,7 @@ def seat_rows(pattern: str) -> Callable[[str], dict[int, str]]:
     return parse
 
 
-TAKE5_ROWS = seat_rows(r"^\s*(\d+)\s+(\d+)\s+\d+\s+[\d.]+\s+\d+\s+[\d.]+\s*$")
+TAKE5_ROWS = seat_rows(r"^\s*(\d+)\s+(\d+)\s+\d+\s+[\d.]+\s+\d+\s+[\d.]+(?:\s+\d+\s+[\d.]+)?\s*$")
 TEN_ROWS = seat_rows(r"^\s*(\d+)\s+([\d.]+)\s+\d+\s*$")
 PHASE10_ROWS = seat_rows(r"^\s*(\d+)\s+([\d.]+)\s+\d+\s+draw")
 

@@ -1,0 +1,179 @@
+"""The compiled rules (mypyc) and their pure-Python sources: which one runs, and that they agree.
+
+A fresh install compiles the rules (setup.py); these tests check that the compiled modules are the
+ones imported, that an edited source or ``ARENA_PURE_PYTHON=1`` falls back to the sources, and
+that both play exactly the same games, events and results.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import native
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Every game, several seat counts and the options that change the flow of play.
+CASES: list[tuple[str, int, dict[str, object]]] = [
+    ("take5", 2, {}),
+    ("take5", 4, {}),
+    ("take5", 10, {}),
+    ("take5", 5, {"professional": True}),
+    ("take5", 3, {"tactics": True, "more_than": True}),
+    ("take5", 6, {"max_rounds": 1, "end_score": 10}),
+    ("ten", 1, {}),
+    ("ten", 3, {}),
+    ("ten", 5, {"start_tokens": 2, "token_cap": 4}),
+    ("phase10", 2, {"max_turns": 200}),
+    ("phase10", 4, {"max_turns": 150, "skip_next": True}),
+]
+
+PLAY = """
+import hashlib, json, sys
+from arena.games import get_game
+from arena.players import RandomPlayer, play_local
+
+out = []
+for name, seats, options in json.loads(sys.stdin.read()):
+    for seed in (3, 11):
+        players = [RandomPlayer(seed * 100 + s) for s in range(seats)]
+        game = play_local(get_game(name), seed, players, options)
+        record = {
+            "replay": game.replay.to_json(),
+            "result": game.state.result().to_json(),
+            "log": game.state.log,
+            "snapshot": game.state.snapshot(),
+        }
+        text = json.dumps(record, sort_keys=True)
+        out.append([name, seats, seed, len(game.replay.actions), hashlib.sha256(text.encode()).hexdigest()])
+print(json.dumps(out))
+"""
+
+
+def play_in(environ: dict[str, str]) -> list[list[object]]:
+    done = subprocess.run(
+        [sys.executable, "-c", PLAY],
+        input=json.dumps(CASES),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=environ,
+        timeout=300,
+        check=True,
+    )
+    result: list[list[object]] = json.loads(done.stdout)
+    return result
+
+
+def environment(**extra: str) -> dict[str, str]:
+    environ = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    environ["PYTHONPATH"] = str(ROOT)
+    environ.update(extra)
+    return environ
+
+
+def loaded_from(module: str) -> str:
+    file = importlib.import_module(module).__file__
+    assert file is not None
+    return file
+
+
+def test_setup_compiles_exactly_the_native_modules() -> None:
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    compiled = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets)
+    )
+    paths = ast.literal_eval(compiled)
+    assert tuple(p.removesuffix(".py").replace("/", ".") for p in paths) == native.NATIVE_MODULES
+
+
+def test_the_compiled_rules_run_when_they_were_built() -> None:
+    if os.environ.get(native.PURE_ENV):
+        pytest.skip(f"{native.PURE_ENV} is set")
+    if not native.MANIFEST.exists():
+        pytest.skip("installed without compiling (no C compiler or mypyc at install time)")
+    assert native.native(), f"compiled rules not in use: {native.WHY_PURE}"
+    for module in native.NATIVE_MODULES:
+        assert loaded_from(module).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def test_pure_python_mode_imports_every_rules_module_from_its_source() -> None:
+    code = (
+        "import json, arena, importlib; from arena import native; "
+        "print(json.dumps([native.describe()] + "
+        "[importlib.import_module(m).__file__ for m in native.NATIVE_MODULES]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=environment(ARENA_PURE_PYTHON="1"),
+        timeout=60,
+        check=True,
+    )
+    described, *files = json.loads(done.stdout)
+    assert described == "rules in pure Python: ARENA_PURE_PYTHON is set"
+    assert [Path(f).suffix for f in files] == [".py"] * len(native.NATIVE_MODULES)
+
+
+def fake_build(package: Path) -> None:
+    """A package folder as a build leaves it: sources, binaries and the manifest."""
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    digests = {}
+    for module in native.NATIVE_MODULES:
+        source = native.source_of(module, package)
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(f"# {module}\n")
+        Path(f"{source.with_suffix('')}{suffix}").write_bytes(b"")
+        digests[module] = hashlib.sha256(source.read_bytes()).hexdigest()
+    Path(f"{native.source_of(native.SHARED_LIBRARY, package).with_suffix('')}{suffix}").touch()
+    (package / "_compiled.json").write_text(json.dumps(digests))
+
+
+def test_a_fresh_build_is_used_and_each_reason_not_to_is_named(tmp_path: Path) -> None:
+    package = tmp_path / "arena"
+    assert native.why_pure(package, {}) == (
+        "not compiled (no C compiler or mypyc at install time, or ARENA_PURE_PYTHON then)"
+    )
+    fake_build(package)
+    assert native.why_pure(package, {}) is None
+    assert native.why_pure(package, {"ARENA_PURE_PYTHON": "1"}) == "ARENA_PURE_PYTHON is set"
+
+    take5 = native.source_of("arena.games.take5", package)
+    take5.write_text(take5.read_text() + "# an edited rule\n")
+    assert native.why_pure(package, {}) == (
+        "take5.py changed since it was compiled (reinstall to recompile)"
+    )
+
+    fake_build(package)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    Path(f"{native.source_of('arena.players', package).with_suffix('')}{suffix}").unlink()
+    assert native.why_pure(package, {}) == "arena.players was not compiled"
+
+    fake_build(package)
+    (package / "_compiled.json").write_text("{not json")
+    assert (native.why_pure(package, {}) or "").startswith("unreadable _compiled.json")
+
+
+def test_compiled_and_pure_rules_play_identical_games() -> None:
+    """Every case, two seeds: same actions, events, final position and result in both builds."""
+    if not native.native():
+        pytest.skip(f"the compiled rules are not in use here: {native.WHY_PURE}")
+    compiled = play_in(environment())
+    pure = play_in(environment(ARENA_PURE_PYTHON="1"))
+    assert len(compiled) == 2 * len(CASES)
+    assert compiled == pure
