@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import native
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "REPORT.md"
 
@@ -254,6 +256,7 @@ def machine() -> list[tuple[str, str]]:
         ("machine", f"{platform.system()} {platform.machine()}, {cores} cores (nproc)"),
         ("CPU", cpu_model()),
         ("Python", f"{platform.python_implementation()} {platform.python_version()}"),
+        ("rules", native.describe()),
         ("code", f"{branch} @ {commit}" if commit else "unknown"),
         ("load average at start", " ".join(f"{x:.2f}" for x in load)),
     ]
