@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from mypy_extensions import mypyc_attr
+
 from arena.games import JSON, Action, GameSpec, State
 from arena.replay import Replay
 
@@ -23,6 +25,7 @@ class Player(Protocol):
         ...
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled; subclasses may be plain Python
 class RandomPlayer:
     """Chooses uniformly among the legal actions, from its own seeded generator."""
 
@@ -34,6 +37,7 @@ class RandomPlayer:
         return legal[int(self.rng.random() * len(legal))]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FirstPlayer:
     """Always takes the first legal action (the deterministic fallback for faulted seats)."""
 

@@ -206,7 +206,7 @@ def draw(rng: random.Random, deck: list[int], k: int) -> list[int]:
     return drawn
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled; a game may still be plain Python
 class State(ABC):
     """One position of a game, owned and mutated by whoever drives the game.
 

@@ -13,13 +13,18 @@ import importlib
 import importlib.machinery
 import json
 import os
+import random
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from arena import native
+from arena.games import JSON, Action, Event, GameSpec, IllegalActionError, Result, State
+from arena.games.base import competition_ranks
+from arena.players import RandomPlayer, play_local
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -177,3 +182,80 @@ def test_compiled_and_pure_rules_play_identical_games() -> None:
     pure = play_in(environment(ARENA_PURE_PYTHON="1"))
     assert len(compiled) == 2 * len(CASES)
     assert compiled == pure
+
+
+class Countdown(State):
+    """A toy game in plain Python: seats take turns saying 1 or 2; who reaches 0 loses."""
+
+    game = "countdown"
+
+    def __init__(self, seed: int, seats: int, options: Mapping[str, JSON]) -> None:
+        super().__init__(seed, seats, options)
+        self.left = 7 + self.rng.randrange(4)
+        self.turn = 0
+        self.loser: int | None = None
+
+    def to_move(self) -> list[int]:
+        return [] if self.is_over() else [self.turn]
+
+    def legal(self, seat: int) -> list[Action]:
+        return [1, 2] if seat == self.turn and not self.is_over() else []
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        return {"left": self.left, "turn": self.turn}
+
+    def apply(self, seat: int, action: Action) -> None:
+        if action not in self.legal(seat):
+            raise self.illegal(seat, action, "say 1 or 2 on your turn")
+        self.left -= action
+        self.emit({"type": "say", "seat": seat, "n": action})
+        if self.left <= 0:
+            self.loser = seat
+        self.turn = (self.turn + 1) % self.seats
+
+    def is_over(self) -> bool:
+        return self.loser is not None
+
+    def result(self) -> Result:
+        scores = tuple(0.0 if s == self.loser else 1.0 for s in range(self.seats))
+        return Result(scores, competition_ranks([-x for x in scores]))
+
+    def snapshot(self) -> dict[str, JSON]:
+        return {"left": self.left, "turn": self.turn, "loser": self.loser}
+
+    def resample_hidden(self, seat: int, rng: random.Random) -> Countdown:
+        return self.clone()
+
+    def position(self) -> str:
+        return f"{self.left} left"
+
+    @staticmethod
+    def describe(event: Event) -> str:
+        return str(event)
+
+
+class CountingPlayer(RandomPlayer):
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.asked = 0
+
+    def choose(self, state: State, seat: int, legal: list[Action]) -> Action:
+        self.asked += 1
+        return super().choose(state, seat, legal)
+
+
+def test_plain_python_games_and_players_may_extend_the_compiled_classes() -> None:
+    spec = GameSpec("countdown", "Countdown", 2, 3, (), Countdown, "a toy", "none.md")
+    players = [CountingPlayer(1), CountingPlayer(2)]
+    game = play_local(spec, 4, players)
+    assert game.state.is_over() and sorted(game.state.result().ranks) == [1, 2]
+    assert sum(p.asked for p in players) == len(game.replay.actions) == len(game.state.log)
+    early = spec.new(4, 2)
+    early.apply(0, 2)
+    copy = early.clone()
+    assert copy.snapshot() == early.snapshot() and copy.log == early.log
+    copy.apply(1, 1)
+    assert early.snapshot() == {"left": early.left, "turn": 1, "loser": None}
+    assert copy.left == early.left - 1
+    with pytest.raises(IllegalActionError, match="say 1 or 2"):
+        early.apply(1, 3)
