@@ -6,6 +6,7 @@ import json
 import random
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -13,7 +14,8 @@ import click
 from arena import __version__, native
 from arena.botproc import Fault, RunLimits, TimeLimits
 from arena.bots import BotError, BotSpec, load_bot
-from arena.conformance import HINTS, check_bot
+from arena.config import ConfigError, load_config
+from arena.conformance import HINTS, changed_options, check_bot
 from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
@@ -300,18 +302,38 @@ def human(
     type=click.IntRange(min=1),
     default=3,
     show_default=True,
-    help="Matches per game it plays.",
+    help="Matches per game (per table size) it plays.",
+)
+@click.option(
+    "--league",
+    "league_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Check with this league's games, table sizes, options and time limits "
+    "(the --*-time options are then ignored).",
 )
 @time_options
 def check(
-    bot: str, matches: int, decision_time: float, time_bank: float, startup_time: float
+    bot: str,
+    matches: int,
+    league_dir: Path | None,
+    decision_time: float,
+    time_bank: float,
+    startup_time: float,
 ) -> None:
     """Check that BOT speaks the protocol: handshake, matches of each game it claims, timings.
 
-    Exits with status 1 if the bot fails to start or faults in any match.
+    Without --league each game is played at three seats (or the nearest count it allows) with
+    its default options. Exits with status 1 if the bot fails to start or faults in any match.
     """
     (spec,) = load_bots([bot])
-    report = check_bot(spec, matches, run_limits(decision_time, time_bank, startup_time))
+    if league_dir is None:
+        report = check_bot(spec, matches, run_limits(decision_time, time_bank, startup_time))
+    else:
+        try:
+            config = load_config(league_dir)
+        except ConfigError as exc:
+            raise click.ClickException(str(exc)) from None
+        report = check_bot(spec, matches, config.run_limits(), config.games)
     if isinstance(report.hello, Fault):
         click.echo(f"FAIL start-up: {report.hello.kind.value}: {report.hello.message}")
         click.echo(f"  hint: {HINTS[report.hello.kind]}")
@@ -328,15 +350,24 @@ def check(
             f"note {spec.name} claims {game!r}, which this arena does not know "
             f"(games: {', '.join(sorted(GAMES))}); not checked"
         )
+    for game in report.not_played:
+        click.echo(f"note {spec.name} claims {game!r}, which the league does not play; not checked")
     if not report.games:
-        click.echo("FAIL it claims no game this arena knows")
+        if league_dir is None:
+            click.echo("FAIL it claims no game this arena knows")
+        else:
+            click.echo(f"FAIL it claims none of the games of the league in {league_dir}")
         raise click.exceptions.Exit(1)
     for checked in report.games:
-        decisions, mean, worst = checked.decision_times(report.seats)
-        faults = checked.faults()
+        decisions, mean, worst = checked.decision_times()
+        faults = checked.own_faults()
         status = "FAIL" if faults else "ok  "
+        sizes = "/".join(str(n) for n in checked.table_sizes())
+        options = changed_options(checked.game, checked.options)
         click.echo(
-            f"{status} {checked.game}: {len(checked.records)} matches, {decisions} decisions, "
+            f"{status} {checked.game}: {len(checked.records)} matches at {sizes} seats"
+            + (f" ({options})" if options else "")
+            + f", {decisions} decisions, "
             f"mean {mean * 1000:.2f} ms, max {worst * 1000:.2f} ms per decision"
         )
         for fault in faults:

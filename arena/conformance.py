@@ -4,11 +4,13 @@ and every fault explained with a hint on how to fix it."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.botproc import Fault, FaultKind, RunLimits
 from arena.bots import BotSpec, load_bot
-from arena.games import GAMES
+from arena.config import GameConfig
+from arena.games import GAMES, JSON
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.pool import BotPool
 
@@ -49,14 +51,30 @@ class GameCheck:
 
     game: str
     records: list[MatchRecord] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    """The checked bot's seat in each record."""
+    options: Mapping[str, JSON] = field(default_factory=dict)
+    """The options the game was checked with (beyond these, the game's defaults)."""
 
     def faults(self) -> list[SeatFault]:
         return [f for r in self.records for f in r.faults]
 
-    def decision_times(self, seats: tuple[int, ...]) -> tuple[int, float, float]:
+    def own_faults(self) -> list[SeatFault]:
+        """The faults of the checked bot (not of its opponents)."""
+        return [
+            f
+            for record, seat in zip(self.records, self.seats, strict=True)
+            for f in record.faults
+            if f.seat == seat
+        ]
+
+    def table_sizes(self) -> list[int]:
+        return sorted({len(r.seats) for r in self.records})
+
+    def decision_times(self) -> tuple[int, float, float]:
         """(decisions, mean seconds, max seconds) over the checked bot's seats."""
         count = total = worst = 0.0
-        for record, seat in zip(self.records, seats, strict=False):
+        for record, seat in zip(self.records, self.seats, strict=True):
             stats = record.decisions[seat]
             count += stats["count"]
             total += stats["total_s"]
@@ -71,20 +89,45 @@ class CheckReport:
     """The start-up fault, or (name, version, seconds to start and answer hello)."""
     games: list[GameCheck] = field(default_factory=list)
     unknown_games: list[str] = field(default_factory=list)
-    seats: tuple[int, ...] = ()
-    """The checked bot's seat in each match of a game (the same pattern for every game)."""
+    not_played: list[str] = field(default_factory=list)
+    """Games the bot claims that the tables given to check_bot leave out."""
 
     @property
     def passed(self) -> bool:
         if isinstance(self.hello, Fault) or not self.games:
             return False
-        return not any(g.faults() for g in self.games)
+        return not any(g.own_faults() for g in self.games)
 
 
-def check_bot(bot: BotSpec, matches: int = 3, limits: RunLimits | None = None) -> CheckReport:
-    """Greet ``bot``, then play ``matches`` matches of every known game it claims against
-    ``builtin:random``, with the bot in a different seat each time."""
+def changed_options(game: str, options: Mapping[str, JSON]) -> str:
+    """The options that differ from the game's defaults, as ``name=value, ...`` ("" if none)."""
+    defaults = GAMES[game].validate_options()
+    return ", ".join(
+        f"{k}={v}" for k, v in sorted(options.items()) if k not in defaults or defaults[k] != v
+    )
+
+
+def default_table(game: str) -> GameConfig:
+    """Three seats (or the nearest count the game allows), default options."""
+    spec = GAMES[game]
+    return GameConfig(game, (max(spec.min_seats, min(3, spec.max_seats)),), {})
+
+
+def check_bot(
+    bot: BotSpec,
+    matches: int = 3,
+    limits: RunLimits | None = None,
+    tables: Sequence[GameConfig] | None = None,
+) -> CheckReport:
+    """Greet ``bot``, then play ``matches`` matches per table size of every known game it claims
+    against ``builtin:random``, with the bot in a different seat each time.
+
+    ``tables`` (a league's games: table sizes and options) limits the check to those games, at
+    those sizes, with those options; without it each game is checked at three seats with its
+    default options.
+    """
     opponent = load_bot("builtin:random")
+    chosen = {t.name: t for t in tables} if tables is not None else None
     with BotPool(limits) as pool:
         began = time.monotonic()
         live = pool.get(bot)
@@ -94,15 +137,18 @@ def check_bot(bot: BotSpec, matches: int = 3, limits: RunLimits | None = None) -
         claimed = bot.games if bot.games is not None else tuple(GAMES)
         report.unknown_games = [g for g in claimed if g not in GAMES]
         for game in (g for g in claimed if g in GAMES):
-            spec = GAMES[game]
-            seats = max(spec.min_seats, min(3, spec.max_seats))
-            check = GameCheck(game)
-            placed = []
-            for k in range(matches):
-                seat = k % seats
-                bots = tuple(bot if s == seat else opponent for s in range(seats))
-                check.records.append(run_match(MatchSpec(f"check-{game}-{k}", game, k, bots), pool))
-                placed.append(seat)
-            report.seats = tuple(placed)
+            if chosen is not None and game not in chosen:
+                report.not_played.append(game)
+                continue
+            table = chosen[game] if chosen is not None else default_table(game)
+            check = GameCheck(game, options=dict(table.options))
+            for seats in table.seats:
+                for _ in range(matches):
+                    k = len(check.records)
+                    seat = k % seats
+                    bots = tuple(bot if s == seat else opponent for s in range(seats))
+                    spec = MatchSpec(f"check-{game}-{k}", game, k, bots, table.options)
+                    check.records.append(run_match(spec, pool))
+                    check.seats.append(seat)
             report.games.append(check)
     return report

@@ -22,7 +22,7 @@ import orjson
 from arena.botproc import Fault
 from arena.bots import NAME_PATTERN, BotError, BotKind, BotSpec, load_bot
 from arena.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
-from arena.conformance import HINTS, check_bot
+from arena.conformance import HINTS, changed_options, check_bot
 from arena.games import JSON
 from arena.match import SeatFault
 from arena.rating import (
@@ -267,21 +267,30 @@ class League:
 
     def conformance(self, spec: BotSpec, games: Sequence[str]) -> Iterator[str]:
         """``arena check``'s test (:func:`arena.conformance.check_bot`): a handshake, then one
-        match of every game the bot claims against random players, under the league's limits.
+        match per table size of each of ``games`` (league games the bot claims) against random
+        players, with the league's options and limits.
 
-        Yields the games checked; raises :class:`LeagueError` naming the first fault, a hint,
-        and the end of the bot's stderr.
+        Yields the games checked; raises :class:`LeagueError` naming the first fault (with the
+        table size and options it happened at), a hint, and the end of the bot's stderr.
         """
-        report = check_bot(spec, 1, self.config.run_limits())
+        tables = [self.config.game(g) for g in games]
+        report = check_bot(spec, 1, self.config.run_limits(), tables)
         problem: Fault | SeatFault | None = None
         where = "at start-up"
         if isinstance(report.hello, Fault):
             problem = report.hello
         else:
             for checked in report.games:
-                own = [f for f in checked.faults() if f.seat in report.seats]
-                if own:
-                    problem, where = own[0], f"in {checked.game}"
+                for record, seat in zip(checked.records, checked.seats, strict=True):
+                    own = [f for f in record.faults if f.seat == seat]
+                    if own:
+                        problem = own[0]
+                        options = changed_options(checked.game, checked.options)
+                        where = f"in {checked.game} at {len(record.seats)} seats" + (
+                            f" ({options})" if options else ""
+                        )
+                        break
+                if problem is not None:
                     break
         if problem is not None:
             tail = problem.stderr_tail.strip()
@@ -291,8 +300,8 @@ class League:
                 + (f"\n--- end of its stderr ---\n{tail}" if tail else "")
             )
         if not report.games:
-            raise LeagueError(f"{spec.name} claims no game this arena knows")
-        yield from (c.game for c in report.games if c.game in games)
+            raise LeagueError(f"{spec.name} claims none of the league's games")
+        yield from (c.game for c in report.games)
 
     def withdraw(self, name: str) -> tuple[list[Entrant], int]:
         """Withdraw every live version of ``name``: no new matches; results are kept."""

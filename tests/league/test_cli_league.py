@@ -116,3 +116,99 @@ def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(tmp_path: Path) 
     summary = json.loads(out)
     assert summary["finished"]
     assert summary["matches_played"] == summary["matches_planned"] > 140
+
+
+PICKY_BOT = """\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    kind = message["type"]
+    if kind == "hello":
+        print(json.dumps({"name": "picky"}), flush=True)
+    elif kind == "start" and (message["seats"] > 4 or message["options"].get("professional")):
+        print("this table is beyond me", file=sys.stderr, flush=True)
+        sys.exit(3)
+    elif kind == "act":
+        print(json.dumps({"id": message["id"], "index": 0}), flush=True)
+    elif kind == "bye":
+        break
+"""
+
+
+def picky_bot(tmp_path: Path) -> Path:
+    """A bot that plays Take 5 at up to four seats with default options, and crashes otherwise."""
+    folder = tmp_path / "picky"
+    folder.mkdir()
+    (folder / "bot.py").write_text(PICKY_BOT)
+    (folder / "bot.toml").write_text(
+        'name = "picky"\ncommand = ["python3", "bot.py"]\ngames = ["take5", "ten"]\n'
+    )
+    return folder
+
+
+def league_with_take5(tmp_path: Path, seats: str, options: str = "") -> Path:
+    folder = tmp_path / f"lg-{len(list(tmp_path.iterdir()))}"
+    code, out = run("league", "init", str(folder))
+    assert code == 0, out
+    text = (folder / "league.toml").read_text()
+    start = text.index("[games.take5]")
+    end = text.index("\n[", start + 1)
+    table = f"[games.take5]\nseats = {seats}\n" + (
+        f"[games.take5.options]\n{options}\n" if options else ""
+    )
+    text = text[:start] + table + text[end:]
+    for game in ("ten", "phase10"):  # the league plays Take 5 only
+        start = text.index(f"[games.{game}]")
+        end = text.find("\n[", start + 1)
+        while end != -1 and text[end + 2 :].startswith(f"games.{game}."):
+            end = text.find("\n[", end + 1)
+        text = text[:start] + (text[end + 1 :] if end != -1 else "")
+    (folder / "league.toml").write_text(text)
+    return folder
+
+
+def test_check_and_submission_use_the_leagues_tables_and_options(tmp_path: Path) -> None:
+    bot = str(picky_bot(tmp_path))
+    code, out = run("check", bot, "--matches", "1")
+    assert code == 0, out
+    assert "ok   take5: 1 matches at 3 seats" in out and "ok   ten: 1 matches at 3 seats" in out
+
+    small = league_with_take5(tmp_path, "[2, 4]")
+    code, out = run("check", bot, "--matches", "1", "--league", str(small))
+    assert code == 0, out
+    assert "ok   take5: 2 matches at 2/4 seats" in out
+    assert "claims 'ten', which the league does not play; not checked" in out
+    code, out = run("submit", bot, "--league", str(small))
+    assert code == 0 and "entered picky" in out, out
+
+    large = league_with_take5(tmp_path, "[4, 6]")
+    code, out = run("check", bot, "--matches", "1", "--league", str(large))
+    assert code == 1, out
+    assert "FAIL take5: 2 matches at 4/6 seats" in out and "this table is beyond me" in out
+    code, out = run("submit", bot, "--league", str(large))
+    assert code == 1, out
+    assert "picky failed the check in take5 at 6 seats: crash" in out
+    assert "this table is beyond me" in out
+
+    variant = league_with_take5(tmp_path, "[3]", "professional = true")
+    code, out = run("check", bot, "--matches", "1", "--league", str(variant))
+    assert code == 1 and "FAIL take5: 1 matches at 3 seats (professional=True)" in out, out
+    code, out = run("submit", bot, "--league", str(variant))
+    assert code == 1, out
+    assert "failed the check in take5 at 3 seats (professional=True): crash" in out
+    code, out = run("bots", "--league", str(variant))
+    assert "picky" not in out
+
+
+def test_check_with_a_league_that_plays_none_of_the_bots_games(tmp_path: Path) -> None:
+    folder = tmp_path / "tenbot"
+    folder.mkdir()
+    (folder / "bot.py").write_text(PICKY_BOT)
+    (folder / "bot.toml").write_text(
+        'name = "tenbot"\ncommand = ["python3", "bot.py"]\ngames = ["ten"]\n'
+    )
+    league = league_with_take5(tmp_path, "[3]")
+    code, out = run("check", str(folder), "--league", str(league))
+    assert code == 1 and "FAIL it claims none of the games of the league in" in out, out
+    code, out = run("check", str(folder), "--league", str(tmp_path / "nowhere"))
+    assert code != 0 and "is not a league" in out, out
