@@ -30,7 +30,7 @@ from arena.schedule import plan_batch
 from arena.store import Outcome
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bots" / "heuristic"))
-import take5 as policy
+import take5 as policy  # type: ignore[import-not-found]  # the bundled bot's policy
 
 NOISE = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 """Entrant i plays at random with probability NOISE[i - 1]; so 1 is best, 6 worst."""

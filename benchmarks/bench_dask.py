@@ -47,10 +47,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
         for workers in args.workers:
             began = time.perf_counter()
-            cluster = distributed.LocalCluster(
+            cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
             )
-            client = distributed.Client(cluster, set_as_default=False)
+            client = distributed.Client(cluster, set_as_default=False)  # type: ignore[no-untyped-call]
             startup = time.perf_counter() - began
             print(f"LocalCluster of {workers} workers started in {startup:.2f}s", flush=True)
             rates: dict[str, list[float]] = {"local": [], "dask": []}
@@ -60,7 +60,11 @@ def main() -> None:
                     folders = {}
                     for kind in ("local", "dask"):
                         folder = build(
-                            Path(tmp) / f"{kind}-{workers}-{repeat}", args.matches, False, args.bots
+                            Path(tmp) / f"{kind}-{workers}-{repeat}",
+                            args.matches,
+                            False,
+                            args.bots,
+                            None,
                         )
                         folders[kind] = folder
                         with League.open(folder) as lg:
@@ -78,7 +82,7 @@ def main() -> None:
                         )
                     same = same and results(folders["local"]) == results(folders["dask"])
             finally:
-                client.close()
+                client.close()  # type: ignore[no-untyped-call]
                 cluster.close()
             local, dask = statistics.median(rates["local"]), statistics.median(rates["dask"])
             summary.append((workers, local, dask, startup, same))

@@ -40,7 +40,7 @@ def game_configs(games: Sequence[str], twice: bool = True) -> tuple[GameConfig, 
     for name in games:
         spec = GAMES[name]
         options = spec.validate_options(SHORT_OPTIONS.get(name, {}))
-        seats = (min(3, spec.max_seats),)
+        seats: tuple[int, ...] = (min(3, spec.max_seats),)
         if spec.min_seats == 1:
             seats = (1, *seats)
         if name == "take5" and twice:
