@@ -195,9 +195,11 @@ def draw(rng: random.Random, deck: list[int], k: int) -> list[int]:
     getrandbits = rng.getrandbits
     pool = list(deck)
     drawn: list[int] = []
+    bits = n.bit_length()
     for i in range(k):
         left = n - i
-        bits = left.bit_length()
+        if left < 1 << (bits - 1):  # bits stays left.bit_length() as left counts down
+            bits -= 1
         j: int = getrandbits(bits)
         while j >= left:
             j = getrandbits(bits)
@@ -221,8 +223,9 @@ class State(ABC):
         self.seats = seats
         self.options: dict[str, JSON] = dict(options)
         self.rng = random.Random(seed)
-        self.log: list[tuple[int | None, Event]] = []
-        """Every event in order, with its audience: ``None`` for all seats, or one seat."""
+        self._events: list[tuple[int | None, Event]] = []
+        self._records: list[tuple[Any, ...]] = []
+        """Events logged by :meth:`record` and not yet turned into dicts (see :attr:`log`)."""
 
     # -- what the driver asks -------------------------------------------------------------
 
@@ -273,8 +276,42 @@ class State(ABC):
 
     # -- events ---------------------------------------------------------------------------
 
+    event_fields: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """For :meth:`record`: each event type's fields after ``type``, in order."""
+
+    @property
+    def log(self) -> list[tuple[int | None, Event]]:
+        """Every event in order, with its audience: ``None`` for all seats, or one seat."""
+        if self._records:
+            self._write_records()
+        return self._events
+
+    @log.setter
+    def log(self, events: list[tuple[int | None, Event]]) -> None:
+        self._records = []
+        self._events = events
+
     def emit(self, event: Event, audience: int | None = PUBLIC) -> None:
-        self.log.append((audience, event))
+        if self._records:
+            self._write_records()
+        self._events.append((audience, event))
+
+    def record(self, *fields: Any) -> None:
+        """Log an event compactly, as ``(audience, type, value, ...)`` with the values in the
+        order of ``event_fields[type]``: the same event as :meth:`emit` of its dict, but the
+        dict is built only when somebody reads :attr:`log` (a game's hot paths use this, so
+        that games played without reading the log, such as simulations, build none)."""
+        self._records.append(fields)
+
+    def _write_records(self) -> None:
+        fields = self.event_fields
+        events = self._events
+        for audience, kind, *values in self._records:
+            event: Event = {"type": kind}
+            for name, value in zip(fields[kind], values, strict=True):
+                event[name] = value
+            events.append((audience, event))
+        self._records = []
 
     def events_for(self, seat: int | None, start: int = 0, stop: int | None = None) -> list[Event]:
         """Events ``seat`` saw in ``log[start:stop]``; ``seat=None`` gives the public ones only."""
@@ -299,8 +336,8 @@ class State(ABC):
         names = [n for n in getattr(type(self), "__mypyc_attrs__", ()) if n != "__dict__"]
         names += getattr(self, "__dict__", {})
         for name in names:
-            if name == "log":
-                other.log = list(self.log)
+            if name in ("_events", "_records"):
+                setattr(other, name, list(getattr(self, name)))
             elif name == "rng":
                 other.rng.setstate(self.rng.getstate())
             elif hasattr(self, name):  # a compiled field may never have been set

@@ -13,6 +13,7 @@ from typing import Final
 
 from arena.games.base import (
     JSON,
+    PUBLIC,
     Action,
     Event,
     GameOverError,
@@ -80,6 +81,16 @@ def rank_totals(totals: list[int]) -> tuple[int, ...]:
 
 class Take5State(State):
     game = "take5"
+    event_fields = {  # noqa: RUF012  # read only (ClassVar in State)
+        "round": ("round", "rows"),
+        "deal": ("round", "hand"),
+        "reveal": ("round", "trick", "cards"),
+        "place": ("seat", "card", "row", "end"),
+        "choose_row": ("seat", "row"),
+        "take": ("seat", "card", "row", "cards", "heads", "reason"),
+        "round_end": ("round", "heads", "totals"),
+        "game_end": ("scores", "ranks", "capped"),
+    }
 
     def __init__(self, seed: int, seats: int, options: Mapping[str, JSON]) -> None:
         super().__init__(seed, seats, options)
@@ -122,9 +133,9 @@ class Take5State(State):
         self.rows = [[c] for c in starts]
         self.taken = [[] for _ in range(n)]
         self.round_heads = [0] * n
-        self.emit({"type": "round", "round": self.round, "rows": [list(r) for r in self.rows]})
+        self.record(PUBLIC, "round", self.round, [list(r) for r in self.rows])
         for seat in range(n):
-            self.emit({"type": "deal", "round": self.round, "hand": list(self.hands[seat])}, seat)
+            self.record(seat, "deal", self.round, list(self.hands[seat]))
 
     def _take_row(self, seat: int, index: int, card: int, reason: str) -> None:
         row = self.rows[index]
@@ -133,17 +144,7 @@ class Take5State(State):
         self.round_heads[seat] += heads
         self.totals[seat] += heads
         self.rows[index] = [card]
-        self.emit(
-            {
-                "type": "take",
-                "seat": seat,
-                "card": card,
-                "row": index,
-                "cards": row,
-                "heads": heads,
-                "reason": reason,
-            }
-        )
+        self.record(PUBLIC, "take", seat, card, index, row, heads, reason)
 
     def _resolve(self) -> None:
         """Place the revealed cards lowest first; stop if a seat must choose a row."""
@@ -187,9 +188,7 @@ class Take5State(State):
                 row.append(card)
             else:
                 row.insert(0, card)
-            self.log.append(
-                (None, {"type": "place", "seat": seat, "card": card, "row": index, "end": end})
-            )
+            self.record(PUBLIC, "place", seat, card, index, end)
         self._end_trick()
 
     def _end_trick(self) -> None:
@@ -197,14 +196,7 @@ class Take5State(State):
         if self.trick < HAND_SIZE:
             self.trick += 1
             return
-        self.emit(
-            {
-                "type": "round_end",
-                "round": self.round,
-                "heads": list(self.round_heads),
-                "totals": list(self.totals),
-            }
-        )
+        self.record(PUBLIC, "round_end", self.round, list(self.round_heads), list(self.totals))
         reached = [
             t > self.end_score if self.more_than else t >= self.end_score for t in self.totals
         ]
@@ -219,14 +211,7 @@ class Take5State(State):
     def _finish(self) -> None:
         self.over = True
         result = self.result()
-        self.emit(
-            {
-                "type": "game_end",
-                "scores": list(result.scores),
-                "ranks": list(result.ranks),
-                "capped": self.capped,
-            }
-        )
+        self.record(PUBLIC, "game_end", list(result.scores), list(result.ranks), self.capped)
 
     def to_place(self) -> list[list[int]]:
         """The revealed cards still to place in this trick, as [card, seat], lowest first."""
@@ -281,17 +266,7 @@ class Take5State(State):
     def _reveal(self) -> None:
         revealed: list[int] = self.chosen  # type: ignore[assignment]  # every seat has chosen
         self.revealed = revealed
-        self.log.append(
-            (
-                None,
-                {
-                    "type": "reveal",
-                    "round": self.round,
-                    "trick": self.trick,
-                    "cards": list(revealed),
-                },
-            )
-        )
+        self.record(PUBLIC, "reveal", self.round, self.trick, list(revealed))
         self.queue = sorted(revealed, reverse=True)
         self.chosen = [None] * self.seats
         self.waiting = self.seats
@@ -307,7 +282,7 @@ class Take5State(State):
             if type(action) is not int or not 0 <= action < ROWS:
                 raise self.illegal(seat, action, "a row is chosen by its index 0-3")
             card = self.queue.pop()
-            self.emit({"type": "choose_row", "seat": seat, "row": action})
+            self.record(PUBLIC, "choose_row", seat, action)
             self._take_row(seat, action, card, "too_low")
             self._resolve()
             return
