@@ -188,6 +188,7 @@ class Countdown(State):
     """A toy game in plain Python: seats take turns saying 1 or 2; who reaches 0 loses."""
 
     game = "countdown"
+    event_fields = {"say": ("seat", "n")}  # noqa: RUF012
 
     def __init__(self, seed: int, seats: int, options: Mapping[str, JSON]) -> None:
         super().__init__(seed, seats, options)
@@ -208,9 +209,10 @@ class Countdown(State):
         if action not in self.legal(seat):
             raise self.illegal(seat, action, "say 1 or 2 on your turn")
         self.left -= action
-        self.emit({"type": "say", "seat": seat, "n": action})
+        self.record(None, "say", seat, action)  # built into a dict when the log is read
         if self.left <= 0:
             self.loser = seat
+            self.emit({"type": "lose", "seat": seat})
         self.turn = (self.turn + 1) % self.seats
 
     def is_over(self) -> bool:
@@ -249,13 +251,21 @@ def test_plain_python_games_and_players_may_extend_the_compiled_classes() -> Non
     players = [CountingPlayer(1), CountingPlayer(2)]
     game = play_local(spec, 4, players)
     assert game.state.is_over() and sorted(game.state.result().ranks) == [1, 2]
-    assert sum(p.asked for p in players) == len(game.replay.actions) == len(game.state.log)
+    said = [(None, {"type": "say", "seat": s, "n": a}) for s, a in game.replay.actions]
+    assert game.state.log == [*said, (None, {"type": "lose", "seat": game.state.loser})]
+    assert sum(p.asked for p in players) == len(game.replay.actions)
     early = spec.new(4, 2)
     early.apply(0, 2)
-    copy = early.clone()
-    assert copy.snapshot() == early.snapshot() and copy.log == early.log
+    copy = early.clone()  # with its event still recorded, not yet built
+    assert copy.snapshot() == early.snapshot()
+    assert copy.log == early.log == [(None, {"type": "say", "seat": 0, "n": 2})]
     copy.apply(1, 1)
     assert early.snapshot() == {"left": early.left, "turn": 1, "loser": None}
     assert copy.left == early.left - 1
     with pytest.raises(IllegalActionError, match="say 1 or 2"):
         early.apply(1, 3)
+    early.apply(1, 1)
+    early.log = []  # a new log drops the recorded events too
+    early.apply(0, 1)
+    assert early.log == [(None, {"type": "say", "seat": 0, "n": 1})]
+    assert len(copy.log) == 2
