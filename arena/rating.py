@@ -59,6 +59,11 @@ class LeagueRatings:
         self.previous = dict(previous or {})
         self.carry = carry
         self.ratings: dict[str, dict[int, trueskill.Rating]] = {}
+        self.exact: dict[tuple[str, int], tuple[float, float]] = {}
+        """Each rating's (mu, sigma) as stored. A Rating holds precision values, and mu and sigma
+        do not survive a round trip through them bit for bit; so every rating is made from
+        these floats, here and when loaded from the store, and a resumed league computes
+        exactly what an uninterrupted one does."""
         self.sets: dict[tuple[str, int], int] = {}
         self.matches: dict[tuple[str, int], int] = {}
 
@@ -87,9 +92,8 @@ class LeagueRatings:
         ranks = competition_ranks(means)
         groups = [(self.rating(game, b),) for b in bots]
         rated = self.env.rate(groups, ranks=[r - 1 for r in ranks])
-        known = self.ratings.setdefault(game, {})
         for bot, (new,) in zip(bots, rated, strict=True):
-            known[bot] = new
+            self._set(game, bot, float(new.mu), float(new.sigma))
             self.sets[(game, bot)] = self.sets.get((game, bot), 0) + 1
 
     def rate_batch(self, outcomes: Sequence[Outcome]) -> None:
@@ -105,18 +109,21 @@ class LeagueRatings:
             (
                 game,
                 bot,
-                float(r.mu),
-                float(r.sigma),
+                *self.exact[(game, bot)],
                 self.sets.get((game, bot), 0),
                 self.matches.get((game, bot), 0),
             )
             for game, known in sorted(self.ratings.items())
-            for bot, r in sorted(known.items())
+            for bot in sorted(known)
         ]
+
+    def _set(self, game: str, bot: int, mu: float, sigma: float) -> None:
+        self.exact[(game, bot)] = (mu, sigma)
+        self.ratings.setdefault(game, {})[bot] = self.env.create_rating(mu, sigma)
 
     def load(self, rows: Iterable[RatingRow]) -> None:
         for game, bot, mu, sigma, sets, matches in rows:
-            self.ratings.setdefault(game, {})[bot] = self.env.create_rating(mu, sigma)
+            self._set(game, bot, mu, sigma)
             self.sets[(game, bot)] = sets
             self.matches[(game, bot)] = matches
 
@@ -125,12 +132,11 @@ class LeagueRatings:
         out = [
             Standing(
                 bot,
-                float(r.mu),
-                float(r.sigma),
+                *self.exact[(game, bot)],
                 self.sets.get((game, bot), 0),
                 self.matches.get((game, bot), 0),
             )
-            for bot, r in self.ratings.get(game, {}).items()
+            for bot in self.ratings.get(game, {})
         ]
         return sorted(out, key=lambda s: (-s.conservative, s.bot))
 
