@@ -59,14 +59,17 @@ class GameCheck:
     def faults(self) -> list[SeatFault]:
         return [f for r in self.records for f in r.faults]
 
-    def own_faults(self) -> list[SeatFault]:
-        """The faults of the checked bot (not of its opponents)."""
+    def own(self) -> list[tuple[MatchRecord, SeatFault]]:
+        """The checked bot's faults (not its opponents'), each with the match it happened in."""
         return [
-            f
+            (record, f)
             for record, seat in zip(self.records, self.seats, strict=True)
             for f in record.faults
             if f.seat == seat
         ]
+
+    def own_faults(self) -> list[SeatFault]:
+        return [f for _, f in self.own()]
 
     def table_sizes(self) -> list[int]:
         return sorted({len(r.seats) for r in self.records})

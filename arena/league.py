@@ -281,16 +281,13 @@ class League:
             problem = report.hello
         else:
             for checked in report.games:
-                for record, seat in zip(checked.records, checked.seats, strict=True):
-                    own = [f for f in record.faults if f.seat == seat]
-                    if own:
-                        problem = own[0]
-                        options = changed_options(checked.game, checked.options)
-                        where = f"in {checked.game} at {len(record.seats)} seats" + (
-                            f" ({options})" if options else ""
-                        )
-                        break
-                if problem is not None:
+                own = checked.own()
+                if own:
+                    record, problem = own[0]
+                    options = changed_options(checked.game, checked.options)
+                    where = f"in {checked.game} at {len(record.seats)} seats" + (
+                        f" ({options})" if options else ""
+                    )
                     break
         if problem is not None:
             tail = problem.stderr_tail.strip()
