@@ -26,9 +26,10 @@ A match takes the delta of CPU over the match and the peak of memory during it
 :class:`Budget` cap is killed (all its processes) at the sample that sees it, and
 :attr:`Tracker.breach` says why; the match loop turns that into a ``resources`` fault.
 
-Cost: one sample reads ``/proc/<pid>/stat`` of every process on the machine (about 8 µs each;
-``benchmarks/bench_usage.py`` measures it), so about 1 ms per sample with 100 processes, 2% of
-one core at the default interval, paid only while bots are alive.
+Cost: one sample reads ``/proc/<pid>/stat`` of every process on the machine (about 8 µs each):
+``benchmarks/bench_usage.py`` measured 0.9 ms per sample with 105 processes on the machine and
+8 bots tracked, so 2.8% of one core at the default interval (2 cores, load ≈ 3), paid by each
+arena process only while it has bots alive.
 """
 
 from __future__ import annotations
@@ -129,14 +130,18 @@ class _Proc:
     rss: int
 
 
-def _read(pid: str) -> _Proc | None:
+def _fields(pid: str) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` from the third (state) on; None if it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:  # gone meanwhile
         return None
     # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
-    rest = data[data.rfind(b")") + 2 :].split()
+    return data[data.rfind(b")") + 2 :].split()
+
+
+def _proc(rest: list[bytes]) -> _Proc | None:
     try:
         return _Proc(
             start=int(rest[19]),
@@ -287,16 +292,17 @@ class Sampler:
                     name = entry.name
                     if not name.isdigit():
                         continue
-                    proc = _read(name)
-                    if proc is None:
+                    rest = _fields(name)
+                    if rest is None or len(rest) < 22:
                         continue
-                    owner = by_session.get(proc.session)
+                    owner = by_session.get(int(rest[3]))
                     if owner is None and by_uid:
                         try:
                             owner = by_uid.get(entry.stat().st_uid)
                         except OSError:
                             continue
-                    if owner is not None:
+                    proc = _proc(rest) if owner is not None else None
+                    if owner is not None and proc is not None:
                         found[owner][int(name)] = proc
             for tracker, procs in found.items():
                 tracker._update(procs)
