@@ -1,42 +1,50 @@
-"""At its first decision starts children that each hold some memory, then takes its time.
+"""At its first decision forks children that each hold some memory, then takes its time.
 
-``hog.py CHILDREN MIB [setsid]``: each child touches MIB MiB and tells the bot it is ready;
-with ``setsid`` the children leave the bot's session (only a uid of its own still finds them).
-Their command line carries the match id, so a test can look for them in /proc.
+``hog.py [CHILDREN MIB [setsid] [MARKER]]`` (3 children of 100 MiB by default): each child
+touches MIB MiB and tells the bot it is ready; with ``setsid`` the children leave the bot's
+session (only a uid of its own still finds them). The children are forks, so they run whatever
+the interpreter, and carry the bot's command line (with MARKER) for a test to find in /proc.
 """
 
-import subprocess
+import os
 import sys
 import time
 
 from _serve import serve
 
-children = int(sys.argv[1])
-mib = int(sys.argv[2])
+children = int(sys.argv[1]) if len(sys.argv) > 2 else 3
+mib = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 setsid = "setsid" in sys.argv[3:]
-HOLD = "import sys, time; x = b'1' * (int(sys.argv[1]) << 20); print('ready', flush=True); time.sleep(3600)"
-match_id = ""
 held = []
+
+
+def hold(ready):
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    if setsid:
+        os.setsid()
+    data = b"1" * (mib << 20)
+    os.write(ready, b"r")
+    time.sleep(3600)
+    del data
 
 
 def act(message, n):
     if n == 1:
         for _ in range(children):
-            held.append(
-                subprocess.Popen(
-                    [sys.executable, "-c", HOLD, str(mib), match_id],
-                    stdout=subprocess.PIPE,
-                    start_new_session=setsid,
-                )
-            )
-        for child in held:
-            child.stdout.readline()
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    hold(write)
+                finally:
+                    os._exit(0)
+            os.close(write)
+            held.append((pid, read))
+        for _, read in held:
+            os.read(read, 1)
         time.sleep(0.5)  # long enough for several samples
 
 
-def on_start(message):
-    global match_id
-    match_id = message["match"]
-
-
-serve("hog", act, on_start=on_start)
+serve("hog", act)

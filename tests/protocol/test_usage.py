@@ -13,9 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from arena.botproc import BotConnection, FaultKind, ProcessTransport, RunLimits, TimeLimits
 from arena.bots import BotKind, BotSpec, load_bot
+from arena.cli import main
 from arena.config import ConfigError, GameConfig, config_text, default_config, parse_config
 from arena.conformance import HINTS, check_bot
 from arena.match import MatchRecord, MatchSpec, run_match
@@ -202,7 +204,7 @@ def test_cpu_is_counted_per_match_on_a_live_bot() -> None:
 
 def test_children_holding_memory_get_the_bot_a_resources_fault() -> None:
     marker = f"hog-{uuid.uuid4()}"
-    hog = bot_file("hog", "3", "100")
+    hog = bot_file("hog", "3", "100", marker)
     with BotPool(limits(Budget(memory_mb_per_bot=200))) as pool:
         record = play(pool, hog, load_bot("builtin:first"), match_id=marker)
         assert len(pool) == 1  # the hog was stopped
@@ -240,7 +242,7 @@ def test_with_a_uid_of_its_own_children_that_left_the_session_are_counted_and_ki
     if not os.access(python, os.X_OK):
         pytest.skip("no system python3")
     marker = f"setsid-hog-{uuid.uuid4()}"
-    hog = bot_file("hog", "3", "100", "setsid", python=python)
+    hog = bot_file("hog", "3", "100", "setsid", marker, python=python)
     sandbox = Limits(method="rlimits")
     with BotPool(limits(Budget(memory_mb_per_bot=200), sandbox)) as pool:
         connection = pool.get(hog)
@@ -262,11 +264,11 @@ def test_children_that_left_the_session_die_with_the_bot() -> None:
     if not os.access(python, os.X_OK):
         pytest.skip("no system python3")
     marker = f"setsid-child-{uuid.uuid4()}"
-    hog = bot_file("hog", "1", "1", "setsid", python=python)
+    hog = bot_file("hog", "1", "1", "setsid", marker, python=python)
     with BotPool(limits(sandbox=Limits(method="rlimits"))) as pool:
         record = play(pool, hog, load_bot("builtin:first"), match_id=marker)
         assert not record.faults
-        assert processes_mentioning(marker)  # the child outlives the match: the bot holds it
+        assert len(processes_mentioning(marker)) == 2  # the bot, and its child holds on
     assert settled(lambda: not processes_mentioning(marker))
 
 
@@ -285,6 +287,20 @@ def test_league_caps_are_checked_and_written() -> None:
         parse_config({"limits": {"cpu_seconds": 5}})
     written = dataclasses.replace(default_config(), budget=Budget(2.5, 300.0))
     assert parse_config(tomllib.loads(config_text(written))).budget == Budget(2.5, 300.0)
+
+
+def test_check_with_a_league_cap_fails_a_hog_with_a_hint_and_shows_usage(tmp_path: Path) -> None:
+    (tmp_path / "league.toml").write_text(
+        "[games.take5]\nseats = [2]\noptions = { max_rounds = 1 }\n"
+        "[limits]\ndecision = 5\nmemory_mb_per_bot = 200\n"
+    )
+    hog = str(TEST_BOTS / "hog.py")
+    result = CliRunner().invoke(main, ["check", hog, "--matches", "1", "--league", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "FAIL take5: 1 matches at 2 seats" in result.output
+    assert "resources" in result.output and "over the cap of 200 MiB" in result.output
+    assert HINTS[FaultKind.RESOURCES] in result.output.replace("\n    ", " ")
+    assert "MiB max per match (all its processes)" in result.output
 
 
 def test_check_reports_usage_and_a_resources_hint() -> None:
