@@ -4,6 +4,8 @@ Every seat in ``state.to_move()`` is asked at once and the answers are applied i
 A seat that faults is recorded with its fault, its remaining decisions are the first legal
 action (the match's fallback, never the game's), it is ranked below every seat that did not
 fault, and its process is stopped so the pool starts a fresh one for its next match.
+Each seat's CPU time and peak memory over all its bot's processes are recorded
+(:mod:`arena.usage`); a bot killed for going past the league's caps has a ``resources`` fault.
 The game seed and hidden cards never reach a bot: a bot sees only its own observation, its legal
 list, and the events addressed to it.
 """
