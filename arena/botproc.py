@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from arena import __version__
 from arena.sandbox import Confined, Limits
+from arena.usage import Budget, Tracker
 from arena.wire import MAX_LINE, PROTOCOL_VERSION, LineBuffer, WireError, canonical, decode, excerpt
 from arena.wire import encode as encode_message
 
@@ -71,6 +72,8 @@ class RunLimits:
     debug_total: int = 64 * 1024
     """Characters of debug notes kept per seat per match; later notes are dropped."""
     sandbox: Limits = field(default_factory=Limits)
+    budget: Budget = field(default_factory=Budget)
+    """Caps on CPU and memory of all of a bot's processes together (see :mod:`arena.usage`)."""
 
 
 class FaultKind(enum.Enum):
@@ -96,6 +99,9 @@ class FaultKind(enum.Enum):
     """An action not in ``legal``, or an index outside it."""
     OVERSIZE = "oversize"
     """A line longer than the maximum line length."""
+    RESOURCES = "resources"
+    """All the bot's processes together went past the league's CPU or memory cap (it is killed);
+    see :class:`~arena.usage.Budget`."""
 
 
 @dataclass(frozen=True)
@@ -237,6 +243,8 @@ class ProcessTransport:
         self._eof = False
         self._closed = False
         self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit)
+        self.usage = Tracker(self.pid, getattr(confined, "uid", None))
+        """CPU and memory of every process of the bot (see :mod:`arena.usage`)."""
 
     def send(self, data: bytes, deadline: float) -> None:
         if self._closed:
@@ -316,6 +324,8 @@ class ProcessTransport:
         # Kill the whole group even when the leader has exited: it may have left children.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
+        # ... and, with a uid of its own, the processes that left the group (setsid).
+        self.usage.stop(kill=True)
         self.proc.wait()
         self._stderr.thread.join(1.0)
         self.proc.stdout.close()

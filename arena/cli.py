@@ -370,6 +370,9 @@ def check(
             + f", {decisions} decisions, "
             f"mean {mean * 1000:.2f} ms, max {worst * 1000:.2f} ms per decision"
         )
+        usage = checked.usage()
+        if usage is not None:
+            click.echo(f"     {usage.describe()}")
         for fault in faults:
             click.echo("  " + describe_fault(fault, spec.name).replace("\n", "\n  "))
             click.echo(f"    hint: {HINTS[fault.kind]}")

@@ -16,6 +16,7 @@ import trueskill
 
 from arena.botproc import RunLimits, TimeLimits
 from arena.games import GAMES, JSON, GameError, get_game
+from arena.usage import Budget
 
 CONFIG_FILE = "league.toml"
 DEFAULT_SEATS = 4
@@ -117,9 +118,12 @@ class LeagueConfig:
     rating: Rating = field(default_factory=Rating)
     limits: TimeLimits = field(default_factory=lambda: TimeLimits(decision=1.0, bank=10.0))
     executor: Executor = field(default_factory=Executor)
+    budget: Budget = field(default_factory=Budget)
+    """Caps on all of a bot's processes together (``[limits]`` cpu_seconds_per_match and
+    memory_mb_per_bot; 0: no cap)."""
 
     def run_limits(self) -> RunLimits:
-        return RunLimits(time=self.limits)
+        return RunLimits(time=self.limits, budget=self.budget)
 
     def game(self, name: str) -> GameConfig:
         for game in self.games:
@@ -230,10 +234,14 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
     rating = _section(data.get("rating", {}), Rating, "rating")
     if rating.sigma <= 0 or rating.beta <= 0 or not 0 <= rating.draw_probability < 1:
         raise ConfigError("rating: sigma and beta must be positive, draw_probability in [0, 1)")
-    limits = data.get("limits", {})
+    limits = dict(data.get("limits", {}))
+    budget = parse_budget({k: limits.pop(k) for k in BUDGET_KEYS if k in limits})
     extra = sorted(set(limits) - {"decision", "bank", "startup"})
     if extra:
-        raise ConfigError(f"limits: unknown key(s) {', '.join(extra)} (decision, bank, startup)")
+        raise ConfigError(
+            f"limits: unknown key(s) {', '.join(extra)} "
+            f"(decision, bank, startup, {', '.join(BUDGET_KEYS)})"
+        )
     try:
         time_limits = TimeLimits(
             **{k: float(v) for k, v in limits.items() if isinstance(v, int | float)}
@@ -245,7 +253,21 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
     executor = _section(data.get("executor", {}), Executor, "executor")
     if executor.kind not in ("local", "dask") or executor.bots not in ("upload", "shared"):
         raise ConfigError("executor: kind is local or dask; bots is upload or shared")
-    return LeagueConfig(seed, workers, games, schedule, entrants, rating, time_limits, executor)
+    return LeagueConfig(
+        seed, workers, games, schedule, entrants, rating, time_limits, executor, budget
+    )
+
+
+BUDGET_KEYS = ("cpu_seconds_per_match", "memory_mb_per_bot")
+"""The ``[limits]`` keys that cap a bot's processes together (see :mod:`arena.usage`)."""
+
+
+def parse_budget(limits: Mapping[str, Any]) -> Budget:
+    """The budget caps among the ``[limits]`` keys: non-negative numbers, 0 for no cap."""
+    for key, value in limits.items():
+        if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"limits.{key}: a number of at least 0 (0: no cap), not {value!r}")
+    return Budget(**{k: float(v) for k, v in limits.items()})
 
 
 def load_config(folder: Path) -> LeagueConfig:
@@ -348,6 +370,11 @@ def config_text(config: LeagueConfig) -> str:
         f"decision = {t.decision}",
         f"bank = {t.bank}",
         f"startup = {t.startup}",
+        "# Caps on all of a bot's processes and threads together (0: no cap): CPU seconds",
+        "# in one match, and resident memory in MiB at any moment (sampled every 50 ms).",
+        "# A bot past a cap is killed and gets a `resources` fault.",
+        f"cpu_seconds_per_match = {config.budget.cpu_seconds_per_match}",
+        f"memory_mb_per_bot = {config.budget.memory_mb_per_bot}",
         "",
         "[executor]",
         '# "local" (worker processes here) or "dask" (the workers of a Dask cluster:',

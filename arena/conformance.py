@@ -13,6 +13,7 @@ from arena.config import GameConfig
 from arena.games import GAMES, JSON
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.pool import BotPool
+from arena.usage import UsageSummary
 
 HINTS: dict[FaultKind, str] = {
     FaultKind.START_FAILED: (
@@ -42,6 +43,11 @@ HINTS: dict[FaultKind, str] = {
         "choose from legal only: an index 0..len(legal)-1, or a value equal to one element"
     ),
     FaultKind.OVERSIZE: "keep each line under the maximum line length (1 MiB); cut debug notes",
+    FaultKind.RESOURCES: (
+        "all your processes and threads together must stay under the league's caps "
+        "(limits.cpu_seconds_per_match, limits.memory_mb_per_bot): stop helper processes "
+        "and busy threads, and free memory you no longer need"
+    ),
 }
 
 
@@ -83,6 +89,14 @@ class GameCheck:
             total += stats["total_s"]
             worst = max(worst, stats["max_s"])
         return int(count), (total / count if count else 0.0), worst
+
+    def usage(self) -> UsageSummary | None:
+        """The checked bot's CPU seconds and peak memory per match, over all its processes
+        (None if none of its matches was measured)."""
+        return UsageSummary.of(
+            record.usage[seat] if seat < len(record.usage) else None
+            for record, seat in zip(self.records, self.seats, strict=True)
+        )
 
 
 @dataclass

@@ -4,6 +4,8 @@ Every seat in ``state.to_move()`` is asked at once and the answers are applied i
 A seat that faults is recorded with its fault, its remaining decisions are the first legal
 action (the match's fallback, never the game's), it is ranked below every seat that did not
 fault, and its process is stopped so the pool starts a fresh one for its next match.
+Each seat's CPU time and peak memory over all its bot's processes are recorded
+(:mod:`arena.usage`); a bot killed for going past the league's caps has a ``resources`` fault.
 The game seed and hidden cards never reach a bot: a bot sees only its own observation, its legal
 list, and the events addressed to it.
 """
@@ -21,6 +23,9 @@ from arena.games import JSON, Action, get_game
 from arena.games.base import competition_ranks
 from arena.pool import BotPool
 from arena.replay import Replay
+from arena.usage import Tracker, Usage, tracker_of
+from arena.usage import begin as begin_usage
+from arena.usage import end as end_usage
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,9 @@ class MatchRecord:
     decisions: tuple[Mapping[str, JSON], ...]
     """Per seat: ``count``, ``total_s``, ``max_s`` of its answered decisions."""
     seconds: float
+    usage: tuple[Usage | None, ...] = ()
+    """Per seat: CPU seconds and peak memory of all the bot's processes during the match
+    (None for an in-process agent, or a bot that did not start); empty in older records."""
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -95,6 +103,7 @@ class MatchRecord:
             "ranks": list(self.ranks),
             "decisions": [dict(d) for d in self.decisions],
             "seconds": self.seconds,
+            "usage": [u.to_json() if u is not None else None for u in self.usage],
         }
 
     @classmethod
@@ -119,6 +128,9 @@ class MatchRecord:
             ranks=tuple(data["ranks"]),
             decisions=tuple(dict(d) for d in data["decisions"]),
             seconds=data["seconds"],
+            usage=tuple(
+                Usage.from_json(u) if u is not None else None for u in data.get("usage") or ()
+            ),
         )
 
     def replay(self) -> Replay:
@@ -151,7 +163,16 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
     said: list[str] = []
     versions: list[str] = []
 
+    trackers: list[Tracker | None] = [None] * n
+    used: list[Usage | None] = [None] * n
+
     def fault(seat: int, problem: Fault) -> None:
+        tracker = trackers[seat]
+        if tracker is not None:  # its usage up to now; a bot killed for its budget says so
+            if tracker.breach is not None:
+                problem = Fault(FaultKind.RESOURCES, tracker.breach, problem.stderr_tail)
+            used[seat] = end_usage([tracker])[0]
+            trackers[seat] = None
         faults.append(
             SeatFault(seat, len(actions), problem.kind, problem.message, problem.stderr_tail)
         )
@@ -167,6 +188,13 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
         versions.append(got.version if not isinstance(got, Fault) else "")
         if isinstance(got, Fault):
             fault(seat, got)
+    trackers[:] = [tracker_of(conn) for conn in conns]
+    begin_usage(trackers, pool.limits.budget)
+
+    def over_budget() -> list[int]:
+        """Seats whose bot was killed for its budget and is not yet faulted for it."""
+        return [s for s, t in enumerate(trackers) if t is not None and t.breach is not None]
+
     for seat, conn in enumerate(conns):
         start = {
             "type": "start",
@@ -210,6 +238,9 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
             asking.append((seat, conn))
         replies = collect([conn for _, conn in asking])
         answers = {seat: reply for (seat, _), reply in zip(asking, replies, strict=True)}
+        for seat in over_budget():  # its answer, if any, is not applied
+            fault(seat, Fault(FaultKind.RESOURCES, "", stderr_of(conns[seat])))
+            answers.pop(seat, None)
         for seat in movers:
             answer = answers.get(seat)
             if isinstance(answer, Answer):
@@ -228,6 +259,11 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
             state.apply(seat, action)
             actions.append((seat, action))
 
+    for seat, usage in enumerate(end_usage(trackers)):
+        if trackers[seat] is not None:
+            used[seat] = usage
+    for seat in over_budget():  # killed after the last decision: still its fault
+        fault(seat, Fault(FaultKind.RESOURCES, "", stderr_of(conns[seat])))
     result = state.result()
     faulted = {f.seat for f in faults}
     ranks = demote_faulted(result.ranks, faulted)
@@ -265,4 +301,9 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
             for t in times
         ),
         seconds=round(time.monotonic() - began, 6),
+        usage=tuple(used),
     )
+
+
+def stderr_of(conn: Connection | None) -> str:
+    return conn.stderr_tail() if conn is not None else ""

@@ -76,6 +76,12 @@ BENCHES = (
         ("--runs", "3"),
     ),
     Bench(
+        "usage",
+        "bench_usage",
+        "Usage sampler: one pass over /proc, and the sampler thread's share of a core",
+        ("--runs", "50", "--seconds", "1"),
+    ),
+    Bench(
         "league",
         "bench_league",
         "League throughput, local executor: matches/s with 1 and 2 workers",
@@ -213,6 +219,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
         ]
         or last_line(text)
     ),
+    "usage": grep(r"^one sample", r"^sampler thread"),
     "league": grep(r"^median matches/s", r"^control \(pure CPU"),
     "dask": grep(r"^workers \d+: median"),
     "adaptive": last_line,

@@ -45,6 +45,7 @@ from arena.site.pages import (
     rules_text,
     slug,
     unknown_bot,
+    usage_rows,
 )
 from arena.site.source import LeagueReader, StoredMatch
 from arena.store import Entrant
@@ -236,6 +237,7 @@ class Site(Pages):
                         m.finished_at,
                     )
                     tally.add(m.game, m.batch, m.bots, ranks, scores, faulted)
+                    tally.add_usage(m.game, m.bots, m.record.get("usage"))
                 cache.add_tally(tally)
                 cache.put("store_row", str(chunk[-1].row))
             chunk.clear()
@@ -392,6 +394,7 @@ class Site(Pages):
             recent=match_lines(cache.recent(RECENT, bot.id), self.bots),
             faults=reader.faults_of(bot.id),
             fault_kinds=reader.fault_kinds(bot.id),
+            usage=usage_rows(cache.usage(bot.id)),
             versions=versions,
             list_path=f"matches/{list_slug('bot', bot.id)}/index.html",
         )

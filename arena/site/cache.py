@@ -11,15 +11,17 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from arena.store import transaction
+from arena.usage import UsageSummary
 
 CACHE_FILE = ".arena-site.sqlite"
-VERSION = "2"
+VERSION = "3"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -55,6 +57,12 @@ CREATE TABLE IF NOT EXISTS solo (
     game TEXT NOT NULL, bot INTEGER NOT NULL, batch INTEGER NOT NULL,
     n INTEGER NOT NULL, total REAL NOT NULL, squares REAL NOT NULL,
     PRIMARY KEY (game, bot, batch)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage (   -- per (game, bot): seat-matches with usage measured
+    game TEXT NOT NULL, bot INTEGER NOT NULL,
+    n INTEGER NOT NULL, cpu_sum REAL NOT NULL, cpu_max REAL NOT NULL,
+    memory_sum REAL NOT NULL, memory_max REAL NOT NULL,
+    PRIMARY KEY (game, bot)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS history (
     game TEXT NOT NULL, bot INTEGER NOT NULL, batch INTEGER NOT NULL,
@@ -105,10 +113,26 @@ class Tally:
     perf: dict[tuple[str, int], list[float]]
     pairs: dict[tuple[str, int, int], list[int]]
     solo: dict[tuple[str, int, int], list[float]]
+    usage: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    """(game, bot) -> [n, cpu sum, cpu max, memory sum, memory max] over measured seats."""
 
     @classmethod
     def empty(cls) -> Tally:
         return cls({}, {}, {})
+
+    def add_usage(self, game: str, bots: Sequence[int], usage: Sequence[Any] | None) -> None:
+        """Add a record's per-seat ``usage`` (absent in older records, null for in-process
+        agents and bots that did not start)."""
+        for bot, used in zip(bots, usage or (), strict=False):
+            if not isinstance(used, dict):
+                continue
+            cpu, memory = float(used["cpu_seconds"]), float(used["peak_memory_mb"])
+            u = self.usage.setdefault((game, bot), [0, 0.0, 0.0, 0.0, 0.0])
+            u[0] += 1
+            u[1] += cpu
+            u[2] = max(u[2], cpu)
+            u[3] += memory
+            u[4] = max(u[4], memory)
 
     def add(
         self,
@@ -258,6 +282,14 @@ class SiteCache:
             " total = total + excluded.total, squares = squares + excluded.squares",
             [(g, b, k, *v) for (g, b, k), v in tally.solo.items()],
         )
+        self.db.executemany(
+            "INSERT INTO usage(game, bot, n, cpu_sum, cpu_max, memory_sum, memory_max)"
+            " VALUES (?,?,?,?,?,?,?) ON CONFLICT(game, bot) DO UPDATE SET n = n + excluded.n,"
+            " cpu_sum = cpu_sum + excluded.cpu_sum, cpu_max = MAX(cpu_max, excluded.cpu_max),"
+            " memory_sum = memory_sum + excluded.memory_sum,"
+            " memory_max = MAX(memory_max, excluded.memory_max)",
+            [(g, b, *v) for (g, b), v in tally.usage.items()],
+        )
 
     def match_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
@@ -374,6 +406,17 @@ class SiteCache:
                 (below_batch,),
             )
         }
+
+    def usage(self, bot: int) -> list[tuple[str, UsageSummary]]:
+        """Per game: the bot's CPU seconds and peak memory per match (mean and max)."""
+        return [
+            (r[0], UsageSummary(r[1], r[2] / r[1], r[3], r[4] / r[1], r[5]))
+            for r in self.db.execute(
+                "SELECT game, n, cpu_sum, cpu_max, memory_sum, memory_max FROM usage"
+                " WHERE bot = ? AND n > 0 ORDER BY game",
+                (bot,),
+            )
+        ]
 
     # -- rating history -------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from arena.games import GAMES
 from arena.rating import Standing
 from arena.site.cache import MatchRow, Perf, SiteCache
 from arena.store import Entrant
+from arena.usage import UsageSummary
 
 TREND_BATCHES = 5
 """The trend column: the change of the conservative rating over this many batches."""
@@ -293,6 +294,19 @@ def match_lines(rows: Sequence[MatchRow], bots: Mapping[int, BotRef]) -> list[Ma
         MatchLine(r, [bots.get(b, unknown_bot(b)) for b in r.bots], match_path(r.match_id))
         for r in rows
     ]
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """A bot's CPU seconds and peak memory per match in one game, all its processes together."""
+
+    game: str
+    title: str
+    usage: UsageSummary
+
+
+def usage_rows(per_game: Sequence[tuple[str, UsageSummary]]) -> list[UsageRow]:
+    return [UsageRow(game, game_title(game), usage) for game, usage in per_game]
 
 
 def rules_text(game: str, seeds: Path) -> str:

@@ -149,8 +149,8 @@ def fingerprint(folder: Path) -> dict[str, Any]:
             "SELECT match_id, ranks, scores, faults, record FROM results ORDER BY match_id"
         ):
             data = orjson.loads(record)
-            for key in ("seconds", "decisions"):
-                data.pop(key)
+            for key in ("seconds", "decisions", "usage"):
+                data.pop(key, None)
             results.append((match_id, ranks, scores, faults, data))
         ratings = db.execute("SELECT * FROM ratings ORDER BY game, bot").fetchall()
         bots = db.execute(
