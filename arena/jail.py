@@ -314,7 +314,6 @@ def main(args: list[str]) -> int:
     except OSError as exc:
         print(f"arena-jail: cannot run {argv[0]}: {exc.strerror}", file=sys.stderr)
         return 127
-    return 127  # not reached
 
 
 if __name__ == "__main__":
