@@ -238,6 +238,8 @@ class Lease:
         self.sweep = sweep
         """Whether the uid's leftovers (processes, files in /tmp...) are cleared on release."""
         self.staged: list[Path] = []
+        self.scratch = ""
+        """The bot's scratch folder: the caller's to remove, never swept."""
         self._done = False
         self._lock = threading.Lock()
         # A lease dropped without release (a Confined never started) frees the uid number;
@@ -255,7 +257,7 @@ class Lease:
         try:
             if self.uid is not None and self.sweep:
                 _kill_uid(self.uid)
-                _sweep_temp(self.uid)
+                _sweep_temp(self.uid, self.scratch)
             for path in self.staged:
                 shutil.rmtree(path, ignore_errors=True)
         finally:
@@ -282,13 +284,13 @@ def _kill_uid(uid: int) -> None:
             return
 
 
-def _sweep_temp(uid: int) -> None:
-    """Remove what ``uid`` left in the world-writable temporary folders."""
+def _sweep_temp(uid: int, keep: str) -> None:
+    """Remove what ``uid`` left in the world-writable temporary folders (but ``keep``)."""
     for top in _TEMP_DIRS:
-        _sweep(top, uid)
+        _sweep(top, uid, keep)
 
 
-def _sweep(directory: str, uid: int) -> None:
+def _sweep(directory: str, uid: int, keep: str) -> None:
     try:
         entries = list(os.scandir(directory))
     except OSError:
@@ -298,6 +300,8 @@ def _sweep(directory: str, uid: int) -> None:
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
+        if entry.path == keep:
+            continue
         if info.st_uid == uid:
             if stat.S_ISDIR(info.st_mode):
                 shutil.rmtree(entry.path, ignore_errors=True)
@@ -305,7 +309,7 @@ def _sweep(directory: str, uid: int) -> None:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
         elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
-            _sweep(entry.path, uid)  # the bot could write only into world-writable folders
+            _sweep(entry.path, uid, keep)  # the bot could write only into world-writable folders
 
 
 # -- the confined command --------------------------------------------------------------------
@@ -389,6 +393,7 @@ def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -
                 inner, bot_dir, scratch, env = staged
             full = inner
             preexec = _preexec(limits, uid is not None, switch_to=uid, nnp=True)
+        lease.scratch = str(scratch)
     except BaseException:
         lease.release()
         raise
@@ -467,14 +472,14 @@ def describe_isolation(method: Method = "auto", limits: Limits | None = None) ->
         return f"sandbox unavailable: {exc}"
     if chosen == "none":
         return (
-            "none: sandbox disabled; bots run as the arena's user with a clean environment only "
-            "(nothing hidden, nothing limited)"
+            "none: sandbox disabled; NOTHING hidden or limited: bots run as the arena's user "
+            "with a clean environment only"
         )
     own = isolation_summary(chosen, limits)["own_uid"]
     nproc = (
         f"{limits.processes} processes/threads (a uid of its own per bot)"
         if own
-        else "processes NOT limited (no uid of its own per bot: the arena is not root)"
+        else "processes NOT limited (no uid of its own per bot, the arena not being root)"
     )
     rl = (
         f"address space {limits.memory_mb} MiB per process, CPU {limits.cpu_seconds} s per "
@@ -508,7 +513,7 @@ def describe_isolation(method: Method = "auto", limits: Limits | None = None) ->
             f"killed and its files in /tmp, /var/tmp, /dev/shm removed after it; {env}; {rl}"
         )
     return (
-        "rlimits (no namespaces, arena not root): NOTHING hidden: the bot runs as the arena's "
+        "rlimits (no namespaces, no uid of its own): NOTHING hidden: the bot runs as the arena's "
         "own user and can read everything it can, league data included; network and processes "
         f"NOT isolated; its writes outside scratch stay; {env}; {rl}"
     )
@@ -690,7 +695,7 @@ def _stage(
     hops = list(_links(inner[0]))
     own = [p for p in prefixes if not any(_inside(p, d) for d in _SYSTEM_DIRS)]
     need_prefixes = own and not all(reachable(h) for h in hops)
-    need_bot = not reachable(bot_dir)
+    need_bot = not reachable(bot_dir) or not os.stat(bot_dir).st_mode & stat.S_IROTH
     need_scratch = not reachable(scratch)
     if not (need_prefixes or need_bot or need_scratch):
         return None
@@ -775,10 +780,14 @@ def _staged_prefixes(prefixes: tuple[str, ...], root: Path) -> dict[str, str]:
 
 @functools.cache
 def _mirror_name(prefix: str) -> str:
-    """The mirror's name: the prefix's path and a signature of its folders (names, mtimes)."""
+    """The mirror's name: the prefix's path and a signature of its folders (names, mtimes).
+
+    ``__pycache__`` folders are left out: Python writes there as it imports, and a mirror with
+    older byte code is still right (a bot's uid cannot write it, so it compiles in memory).
+    """
     digest = hashlib.sha256(prefix.encode())
     for folder, dirs, _files in os.walk(prefix):
-        dirs.sort()
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         info = os.stat(folder)
         digest.update(f"{folder}\0{info.st_mtime_ns}\0{info.st_ino}\n".encode())
     return f"{Path(prefix).name}-{digest.hexdigest()[:20]}"

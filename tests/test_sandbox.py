@@ -1,9 +1,10 @@
 """Bots that misbehave inside the sandbox are stopped or refused, and the arena goes on.
 
 Each test bot is a Python program given with ``-c`` and started exactly as the runner starts bots
-(``confine`` then ``Popen`` in a new session, the group killed on close). Tests that need
-bubblewrap are skipped where it is not installed; where it is installed it must work, so they ask
-for it by name and fail if it is unusable.
+(``confine`` then ``Popen`` in a new session, the group killed on close, then
+``Confined.release``). Tests that need bubblewrap are skipped where it is not installed; where it
+is installed it must work, so they ask for it by name and fail if it is unusable. The interpreter
+is the arena's own (here in ``/root/.pyenv``, a private home) under every method.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import uuid
@@ -83,11 +85,14 @@ def start(c: Confined) -> subprocess.Popen[bytes]:
     )
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the bot's whole process group and reap it."""
+def stop(proc: subprocess.Popen[bytes], confined: Confined | None = None) -> None:
+    """Kill the bot's whole process group, reap it and release what it held."""
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    if confined is not None:
+        confined.release()  # under rlimits, also kills what escaped the group (it holds pipes)
     proc.communicate()
 
 
@@ -97,6 +102,7 @@ class Finished:
     out: str
     err: str
     seconds: float
+    confined: Confined | None = None
 
     def report(self) -> Any:
         """The JSON the bot printed last."""
@@ -105,25 +111,10 @@ class Finished:
         return json.loads(lines[-1])
 
 
-def reachable_by_all(path: str) -> bool:
-    """Whether a uid of no group can execute ``path`` (each directory on the way searchable)."""
-    real = Path(os.path.realpath(path))
-    steps = [*reversed(real.parents), real]
-    return all(step.stat().st_mode & 0o001 for step in steps)
-
-
 def python_for(limits: Limits) -> str:
-    """The interpreter for a Python test bot under ``limits``.
-
-    Without bubblewrap the bot sees the real filesystem under its own uid, so an interpreter in a
-    private home (``/root/.pyenv``) is out of its reach: use one every uid can run.
-    """
-    if limits.method in ("bubblewrap", "none") or os.geteuid() != 0:
-        return sys.executable
-    for candidate in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):
-        if os.path.exists(candidate) and reachable_by_all(candidate):
-            return candidate
-    pytest.skip("no Python interpreter that every uid may run")
+    """The interpreter for a Python test bot: the arena's own, under every method (even when it
+    lives in a private home the bot's uid cannot traverse)."""
+    return sys.executable
 
 
 def run_bot(
@@ -141,8 +132,8 @@ def run_bot(
     try:
         out, err = proc.communicate(timeout=timeout)
     finally:
-        stop(proc)
-    return Finished(proc.returncode, out.decode(), err.decode(), time.perf_counter() - began)
+        stop(proc, c)
+    return Finished(proc.returncode, out.decode(), err.decode(), time.perf_counter() - began, c)
 
 
 def killed(result: Finished, *signals: int) -> bool:
@@ -200,8 +191,11 @@ def test_the_arenas_environment_is_not_passed_on(
     )
     env = result.report()
     assert "ARENA_SECRET_SEED" not in env
-    assert env["HOME"] == env["TMPDIR"] == str(layout.scratch)
-    assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD"}
+    assert result.confined is not None
+    assert env["HOME"] == env["TMPDIR"] == result.confined.scratch
+    if method != "rlimits":  # rlimits gives a uid a scratch it can reach, if need be
+        assert env["HOME"] == str(layout.scratch)
+    assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "LD_LIBRARY_PATH"}
 
 
 # --- the network ------------------------------------------------------------------------------
@@ -274,8 +268,22 @@ FILES = """
 """
 
 
-@needs_bwrap
-def test_a_bot_writes_only_its_scratch_and_reads_only_its_own_folder(layout: Layout) -> None:
+def namespaced(method: str) -> Limits:
+    """Limits for a method that hides the filesystem, skipping where its tool is missing."""
+    tool = {"bubblewrap": "bwrap", "unshare": "unshare"}[method]
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} not installed")
+    return Limits(method=method)  # type: ignore[arg-type]
+
+
+HIDING = pytest.mark.parametrize("method", ["bubblewrap", "unshare"])
+
+
+@HIDING
+def test_a_bot_writes_only_its_scratch_and_reads_only_its_own_folder(
+    layout: Layout, method: str
+) -> None:
+    limits = namespaced(method)
     c = confine(
         [
             sys.executable,
@@ -288,18 +296,20 @@ def test_a_bot_writes_only_its_scratch_and_reads_only_its_own_folder(layout: Lay
         ],
         layout.alice,
         layout.scratch,
-        BWRAP,
+        limits,
     )
     proc = start(c)
     try:
         out, err = proc.communicate(timeout=30)
     finally:
-        stop(proc)
+        stop(proc, c)
     assert out, err
     seen = json.loads(out)
     assert seen["scratch"] == "written"
     assert (layout.scratch / "memo").read_text() == "x"
-    for place in ("own_folder", "root", "tmp", "shm", "league_write"):
+    # unshare gives private /tmp and /dev/shm that vanish with the bot (tested below)
+    private = ("tmp", "shm") if method == "bubblewrap" else ()
+    for place in ("own_folder", "root", "league_write", *private):
         assert seen[place] != "written", (place, seen)
     assert not (layout.alice / "memo").exists()
     assert seen["read_own"] == "alice's own notes"
@@ -310,8 +320,8 @@ def test_a_bot_writes_only_its_scratch_and_reads_only_its_own_folder(layout: Lay
     assert seen["shadow"] is False
 
 
-@needs_bwrap
-def test_the_arenas_processes_are_invisible(layout: Layout) -> None:
+@HIDING
+def test_the_arenas_processes_are_invisible(layout: Layout, method: str) -> None:
     result = run_bot(
         """
         import json, os
@@ -325,6 +335,7 @@ def test_the_arenas_processes_are_invisible(layout: Layout) -> None:
         print(json.dumps({"pids": pids, "me": os.getpid(), "cmdlines": cmdlines}))
         """,
         layout,
+        namespaced(method),
     )
     seen = result.report()
     assert len(seen["pids"]) <= 3, seen  # bwrap's init, (setpriv→) the bot
@@ -522,8 +533,21 @@ def marked_processes(marker: str) -> list[int]:
     return found
 
 
-@needs_bwrap
-def test_nothing_outlives_the_bot_not_even_a_daemon(layout: Layout) -> None:
+def confining(method: str) -> Limits:
+    """Limits for ``method``, skipping where it cannot keep its promises here."""
+    if method == "rlimits":
+        if os.geteuid() != 0:
+            pytest.skip("without root, rlimits runs bots as the arena's own user")
+        return Limits(method="rlimits")
+    return namespaced(method)
+
+
+CONFINING = pytest.mark.parametrize("method", ["bubblewrap", "unshare", "rlimits"])
+
+
+@CONFINING
+def test_nothing_outlives_the_bot_not_even_a_daemon(layout: Layout, method: str) -> None:
+    limits = confining(method)
     marker = f"sandbox-daemon-{uuid.uuid4().hex}"
     code = """
         import os, sys, time
@@ -536,7 +560,7 @@ def test_nothing_outlives_the_bot_not_even_a_daemon(layout: Layout) -> None:
         time.sleep(60)
     """
     c = confine(
-        [sys.executable, "-c", textwrap.dedent(code), marker], layout.alice, layout.scratch, BWRAP
+        [sys.executable, "-c", textwrap.dedent(code), marker], layout.alice, layout.scratch, limits
     )
     proc = start(c)
     try:
@@ -547,7 +571,7 @@ def test_nothing_outlives_the_bot_not_even_a_daemon(layout: Layout) -> None:
             time.sleep(0.05)
         assert marked_processes(marker), "the daemon never started"
     finally:
-        stop(proc)
+        stop(proc, c)
     deadline = time.monotonic() + 5
     while marked_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -625,3 +649,397 @@ def test_a_signal_is_read_through_the_sandbox_tool() -> None:
     assert Confined([], "", {}, method="bubblewrap").signal_of(-9) == signal.SIGKILL
     assert Confined([], "", {}, method="bubblewrap").signal_of(3) is None
     assert Confined([], "", {}, method="none").signal_of(137) is None
+
+
+# --- private folders, league data, leftovers (issues 12 and 13) -------------------------------
+
+BOTS = Path(__file__).parent / "bots"
+
+
+def private_bot(root: Path) -> Path:
+    """tests/bots/good.py copied into ``root``/league/bots/good, behind 0700 folders."""
+    folder = root / "private" / "league" / "bots" / "good"
+    folder.mkdir(parents=True)
+    for name in ("good.py", "_serve.py"):
+        shutil.copy(BOTS / name, folder / name)
+    (root / "private").chmod(0o700)
+    (root / "private" / "league" / "league.db").write_text("seed=1234")
+    return folder / "good.py"
+
+
+@CONFINING
+def test_a_bot_in_private_folders_starts_and_plays(tmp_path: Path, method: str) -> None:
+    from arena.botproc import Answer, RunLimits, collect
+    from arena.bots import load_executable
+    from arena.pool import BotPool
+
+    limits = Limits(method=method)  # type: ignore[arg-type]
+    if method != "rlimits":
+        limits = namespaced(method)
+    if os.geteuid() == 0:  # what this test is about: the bot's uid reaches neither
+        assert not sandbox.reachable(tmp_path)
+    spec = load_executable(private_bot(tmp_path), "good")
+    assert spec.command[0] == sys.executable  # the arena's own, in /root/.pyenv here
+    with BotPool(RunLimits(sandbox=limits)) as pool:
+        bot = pool.get(spec)
+        assert not isinstance(bot, sandbox.SandboxUnavailable)
+        assert hasattr(bot, "ask"), bot  # a Fault (start_failed) otherwise
+        bot.ask({"type": "act", "legal": ["a", "b"]}, ["a", "b"], time.monotonic() + 10)
+        (answer,) = collect([bot])
+    assert isinstance(answer, Answer) and answer.index == 0, answer
+
+
+SPY = """
+    import json, os, sys
+    league = sys.argv[1]
+    def attempt(action):
+        try:
+            return action()
+        except OSError as exc:
+            return type(exc).__name__
+    print(json.dumps({
+        "db_up_two": attempt(lambda: open("../../league.db").read()),
+        "db_absolute": attempt(lambda: open(os.path.join(league, "league.db")).read()),
+        "other_bot": attempt(lambda: open(os.path.join(league, "bots", "other", "bot.py")).read()),
+        "config": attempt(lambda: open(os.path.join(league, "league.toml")).read()),
+    }))
+"""
+
+
+@CONFINING
+def test_league_data_is_out_of_a_bots_reach(method: str) -> None:
+    limits = confining(method)
+    league = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="arena-test-league-"))
+    try:
+        league.chmod(0o755)  # an ordinary folder, readable by all: the bot must still not read
+        (league / "league.db").write_text("seed=1234")
+        (league / "league.toml").write_text("seed = 1234")
+        for name in ("spy", "other"):
+            (league / "bots" / name).mkdir(parents=True)
+            (league / "bots" / name / "bot.py").write_text(f"# {name}")
+        (league / "bots" / "spy" / "spy.py").write_text(textwrap.dedent(SPY))
+        if method == "rlimits":
+            sandbox.protect(league)  # what the league does with its folder
+            assert (league.stat().st_mode & 0o077) == 0
+        bot = league / "bots" / "spy"
+        scratch = Path(tempfile.mkdtemp())
+        c = confine([sys.executable, str(bot / "spy.py"), str(league)], bot, scratch, limits)
+        proc = start(c)
+        try:
+            out, err = proc.communicate(timeout=30)
+        finally:
+            stop(proc, c)
+            shutil.rmtree(scratch, ignore_errors=True)
+        assert out, err
+        seen = json.loads(out)
+        for what, result in seen.items():
+            assert result in ("FileNotFoundError", "PermissionError"), (what, seen)
+    finally:
+        shutil.rmtree(league, ignore_errors=True)
+
+
+def test_protect_makes_a_folder_private(tmp_path: Path) -> None:
+    folder = tmp_path / "league"
+    folder.mkdir(mode=0o755)
+    db = folder / "league.db"
+    db.write_text("x")
+    db.chmod(0o644)
+    sandbox.protect(folder)
+    sandbox.protect(db)
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert db.stat().st_mode & 0o777 == 0o600
+
+
+LITTER = """
+    import json, os, sys
+    marker = sys.argv[1]
+    done = {}
+    for top in ("/tmp", "/var/tmp", "/dev/shm"):
+        try:
+            with open(os.path.join(top, marker), "w") as f:
+                f.write("left behind")
+            os.mkdir(os.path.join(top, marker + ".d"))
+            with open(os.path.join(top, marker + ".d", "inner"), "w") as f:
+                f.write("left behind")
+            done[top] = "written"
+        except OSError as exc:
+            done[top] = type(exc).__name__
+    print(json.dumps(done))
+"""
+
+
+@CONFINING
+def test_writes_outside_scratch_do_not_outlive_the_bot(layout: Layout, method: str) -> None:
+    limits = confining(method)
+    marker = f"arena-litter-{uuid.uuid4().hex}"
+    places = [
+        Path(top) / name
+        for top in ("/tmp", "/var/tmp", "/dev/shm")
+        for name in (marker, marker + ".d")
+    ]
+    try:
+        c = confine(
+            [sys.executable, "-c", textwrap.dedent(LITTER), marker],
+            layout.alice,
+            layout.scratch,
+            limits,
+        )
+        proc = start(c)
+        try:
+            out, err = proc.communicate(timeout=30)
+        finally:
+            stop(proc, c)
+        assert out, err
+        left = [str(place) for place in places if place.exists()]
+        assert left == [], (left, out)
+    finally:
+        for place in places:
+            if place.is_dir():
+                shutil.rmtree(place, ignore_errors=True)
+            elif place.exists():
+                place.unlink()
+
+
+# --- uids -------------------------------------------------------------------------------------
+
+
+def test_uid_leases_never_hand_out_a_uid_still_held() -> None:
+    """Thousands of leases: never a uid leased twice, never one a live process holds."""
+    import random
+
+    held: set[int] = set()  # uids live processes hold (some never released: leaked bots)
+    leases = sandbox.UidLeases(block=16, in_use=lambda: set(held))
+    rng = random.Random(13)
+    live: list[int] = []
+    for _ in range(5000):
+        if live and (len(live) >= 12 or rng.random() < 0.45):
+            uid = live.pop(rng.randrange(len(live)))
+            if rng.random() < 0.05:
+                leases.release(uid)  # released, but its process lives on (a daemon)
+                held.add(uid)
+                continue
+            held.discard(uid)
+            leases.release(uid)
+            continue
+        if rng.random() < 0.1 and held:
+            held.discard(rng.choice(sorted(held)))  # a leaked process finally dies
+        try:
+            uid = leases.lease()
+        except SandboxUnavailable:
+            assert len(live) + len(held) >= 16
+            continue
+        assert uid not in live and uid not in held
+        assert leases.first() <= uid < leases.first() + 16
+        live.append(uid)
+        held.add(uid)
+    assert set(live) <= leases.leased()
+
+
+def test_uid_leases_run_out_plainly() -> None:
+    leases = sandbox.UidLeases(block=4, in_use=set)
+    uids = [leases.lease() for _ in range(4)]
+    assert len(set(uids)) == 4
+    with pytest.raises(SandboxUnavailable):
+        leases.lease()
+    leases.release(uids[2])
+    assert leases.lease() == uids[2]
+
+
+@needs_root
+@pytest.mark.slow
+def test_live_bots_never_share_a_uid(layout: Layout) -> None:
+    """Hundreds of real starts (past the 256 uids of a block), some never released."""
+    limits = Limits(method="rlimits")
+    sleep = shutil.which("sleep") or "/bin/sleep"
+    running: list[tuple[subprocess.Popen[bytes], Confined | None, int]] = []
+    try:
+        for n in range(320):
+            if len(running) >= 24:
+                proc, c, _ = running.pop(n % 7)
+                stop(proc, c)
+            c = confine([sleep, "60"], layout.alice, layout.scratch, limits)
+            assert c.uid is not None
+            assert c.uid not in {uid for _, _, uid in running}, n
+            proc = start(c)
+            # every ninth is dropped unreleased while it runs: its uid must stay out of reach
+            running.append((proc, None if n % 9 == 0 else c, c.uid))
+            del c
+    finally:
+        for proc, c, _ in running:
+            stop(proc, c)
+
+
+# --- privileges, the method -------------------------------------------------------------------
+
+
+@CONFINING
+def test_no_new_privileges(layout: Layout, method: str) -> None:
+    result = run_bot(
+        """
+        import json
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        print(json.dumps({k: status[k].strip() for k in ("NoNewPrivs", "CapEff", "CapBnd")}))
+        """,
+        layout,
+        confining(method),
+    )
+    seen = result.report()
+    assert seen["NoNewPrivs"] == "1", seen
+    assert int(seen["CapEff"], 16) == 0, seen
+
+
+@pytest.mark.parametrize("method", ["unshare", "rlimits", "none"])
+def test_arena_sandbox_sets_the_default_method(
+    layout: Layout, method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if method == "unshare":
+        namespaced(method)
+    monkeypatch.setenv("ARENA_SANDBOX", method)
+    c = confine([sys.executable, "-V"], layout.alice, layout.scratch, Limits())
+    c.release()
+    assert c.method == method
+    assert describe_isolation().startswith(method)
+    assert sandbox.isolation_summary()["method"] == method
+    # an explicit method in code still wins
+    explicit = confine([sys.executable, "-V"], layout.alice, layout.scratch, Limits(method="none"))
+    assert explicit.method == "none"
+
+
+def test_a_bad_arena_sandbox_is_refused(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_SANDBOX", "chroot")
+    with pytest.raises(SandboxUnavailable, match="ARENA_SANDBOX"):
+        confine([sys.executable, "-V"], layout.alice, layout.scratch, Limits())
+
+
+def test_a_fallback_is_announced_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv("ARENA_SANDBOX", raising=False)
+    monkeypatch.setattr(
+        sandbox,
+        "_probe",
+        lambda method: "bwrap is not installed" if method == "bubblewrap" else None,
+    )
+    sandbox.available_method.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger="arena.sandbox"):
+            assert available_method() == "unshare"
+            assert available_method() == "unshare"
+            assert describe_isolation().startswith("unshare")
+    finally:
+        sandbox.available_method.cache_clear()
+    said = [r.getMessage() for r in caplog.records if r.name == "arena.sandbox"]
+    assert len(said) == 1, said
+    assert "bubblewrap" in said[0] and "unshare" in said[0]
+
+
+def test_the_summary_matches_the_description() -> None:
+    for method in ("unshare", "rlimits", "none"):
+        if method == "unshare" and shutil.which("unshare") is None:
+            continue
+        summary = sandbox.isolation_summary(method)  # type: ignore[arg-type]
+        line = describe_isolation(method)  # type: ignore[arg-type]
+        assert line.startswith(summary["method"])
+        assert summary["no_new_privs"] == (method != "none")
+        if not summary["hides_filesystem"]:
+            assert "NOT" in line
+
+
+# --- as a normal user -------------------------------------------------------------------------
+
+AS_USER = """
+import json, os, subprocess, sys, tempfile
+from pathlib import Path
+from arena.sandbox import Limits, confine, describe_isolation, isolation_summary
+home = Path(tempfile.mkdtemp(dir=os.path.expanduser("~")))
+os.chmod(home, 0o700)
+(home / "league").mkdir()
+(home / "league" / "league.db").write_text("seed")
+bot = home / "league" / "bots" / "x"
+bot.mkdir(parents=True)
+scratch = Path(tempfile.mkdtemp())
+code = (
+    "import json, os\\n"
+    "try: seen = open('../../league.db').read()\\n"
+    "except OSError as exc: seen = type(exc).__name__\\n"
+    "status = open('/proc/self/status').read()\\n"
+    "print(json.dumps({'nnp': status.split('NoNewPrivs:')[1].split()[0], 'league': seen}))"
+)
+results = {}
+for method in sys.argv[1:]:
+    c = confine([sys.executable, "-c", code], bot, scratch, Limits(method=method))
+    done = subprocess.run(c.argv, cwd=c.cwd, env=c.env, preexec_fn=c.preexec_fn,
+                          capture_output=True, start_new_session=True)
+    c.release()
+    results[method] = {
+        "rc": done.returncode, "out": done.stdout.decode(), "err": done.stderr.decode()[-500:],
+        "line": describe_isolation(method), "summary": isolation_summary(method),
+    }
+print(json.dumps(results))
+"""
+
+
+@needs_root
+@pytest.mark.skipif(shutil.which("runuser") is None, reason="runuser not installed")
+def test_as_a_normal_user(tmp_path: Path) -> None:
+    """A non-root arena: unshare still hides league data; rlimits says it hides nothing."""
+    user = "arena-sbx"
+    if subprocess.run(["id", user], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "-m", user], check=True, capture_output=True)
+    python = "/usr/bin/python3"
+    if not os.path.exists(python) or sys.version_info < (3, 11):
+        pytest.skip("no system Python 3.11+ that a normal user may run")
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version_info >= (3, 11))"],
+        capture_output=True,
+        text=True,
+    )
+    if version.stdout.strip() != "True":
+        pytest.skip("the system Python is older than 3.11")
+    script = Path(tempfile.mkdtemp()) / "as_user.py"
+    script.write_text(AS_USER)
+    script.parent.chmod(0o755)
+    script.chmod(0o644)
+    worktree = Path(__file__).resolve().parent.parent
+    if not sandbox.reachable(worktree / "arena" / "sandbox.py"):
+        pytest.skip("the arena's sources are not readable by a normal user here")
+    methods = ["rlimits"]
+    userns = subprocess.run(
+        ["runuser", "-u", user, "--", "unshare", "--user", "--map-root-user", "--mount", "true"],
+        capture_output=True,
+    )
+    if userns.returncode == 0:
+        methods.append("unshare")
+    try:
+        done = subprocess.run(
+            [
+                "runuser",
+                "-u",
+                user,
+                "--",
+                "env",
+                f"PYTHONPATH={worktree}",
+                "ARENA_PURE_PYTHON=1",
+                python,
+                str(script),
+                *methods,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd="/",
+        )
+    finally:
+        shutil.rmtree(script.parent, ignore_errors=True)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    for method, result in results.items():
+        assert result["rc"] == 0, (method, result)
+        assert json.loads(result["out"])["nnp"] == "1", (method, result)
+    rlimits = results["rlimits"]
+    assert json.loads(rlimits["out"])["league"] == "seed"  # nothing can hide it...
+    assert "NOTHING hidden" in rlimits["line"]  # ...and it says so
+    assert rlimits["summary"]["league_data_hidden"] is False
+    if "unshare" in results:
+        assert json.loads(results["unshare"]["out"])["league"] == "FileNotFoundError"
+        assert results["unshare"]["summary"]["league_data_hidden"] is True
