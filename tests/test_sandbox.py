@@ -848,14 +848,15 @@ def test_uid_leases_run_out_plainly() -> None:
 @needs_root
 @pytest.mark.slow
 def test_live_bots_never_share_a_uid(layout: Layout) -> None:
-    """Hundreds of real starts (past the 256 uids of a block), some never released."""
+    """Hundreds of real starts (past the 256 uids of a block) while the first bots still run,
+    some never released: no uid is ever held by two live bots."""
     limits = Limits(method="rlimits")
     sleep = shutil.which("sleep") or "/bin/sleep"
     running: list[tuple[subprocess.Popen[bytes], Confined | None, int]] = []
     try:
         for n in range(320):
             if len(running) >= 24:
-                proc, c, _ = running.pop(n % 7)
+                proc, c, _ = running.pop(3 + n % 7)  # the first three run to the end
                 stop(proc, c)
             c = confine([sleep, "60"], layout.alice, layout.scratch, limits)
             assert c.uid is not None
