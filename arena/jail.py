@@ -15,8 +15,8 @@ root) in the new namespaces, before any privilege is dropped, so it can read wha
    real parents (a 0700 home) do not matter;
 3. makes that root read-only, detaches the old root and pivots into the new one;
 4. sets the hostname, changes to the bot's folder, sets ``no_new_privs``, empties the capability
-   bounding set, switches to the bot's uid (when given) with no groups, clears every capability,
-   and executes the bot.
+   bounding set, switches to the bot's uid (when given) with no groups, clears every capability;
+5. stays as the namespace's pid 1 (:func:`init`) and runs the bot as its child.
 
 It imports nothing from ``arena`` and nothing outside the standard library, so it runs with
 ``-I -S`` (no site, no environment); everything it uses is imported before the pivot, after which
@@ -309,11 +309,36 @@ def main(args: list[str]) -> int:
     except (JailError, OSError) as exc:
         print(f"arena-jail: {exc}", file=sys.stderr)
         return 125
-    try:
-        os.execve(argv[0], argv, dict(os.environ))
-    except OSError as exc:
-        print(f"arena-jail: cannot run {argv[0]}: {exc.strerror}", file=sys.stderr)
-        return 127
+    return init(argv)
+
+
+def init(argv: list[str]) -> int:
+    """Be the namespace's pid 1: start the bot as pid 2, reap orphans, end when the bot ends.
+
+    The bot is not made pid 1 itself, since the kernel shields a namespace's init from signals
+    sent from inside it (a bot that kills itself would live on) and makes it heir to every
+    orphan. When the bot ends, this exits with its status (128 + n for signal n, as bubblewrap
+    does) and the kernel kills whatever else is left in the namespace.
+    """
+    child = os.fork()
+    if child == 0:
+        try:
+            os.execve(argv[0], argv, dict(os.environ))
+        except OSError as exc:
+            print(f"arena-jail: cannot run {argv[0]}: {exc.strerror}", file=sys.stderr)
+        os._exit(127)
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):  # the bot's pipes are the bot's: closing them must mean EOF
+        os.dup2(null, fd)
+    os.close(null)
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            return 125
+        if pid == child:
+            code = os.waitstatus_to_exitcode(status)
+            return 128 - code if code < 0 else code
 
 
 if __name__ == "__main__":

@@ -570,7 +570,7 @@ def _works(method: Method) -> bool:
 
 @functools.cache
 def _probe(method: Method) -> str | None:
-    """Run ``true`` under ``method`` exactly as a bot would be run: None if it works, else why."""
+    """Run ``echo`` under ``method`` exactly as a bot would be run: None if it works, else why."""
     if method == "none":
         return None
     if method == "rlimits":
@@ -580,16 +580,16 @@ def _probe(method: Method) -> str | None:
     tool = "bwrap" if method == "bubblewrap" else "unshare"
     if shutil.which(tool) is None:
         return f"{tool} is not installed"
-    true = shutil.which("true") or "/bin/true"
+    echo = [shutil.which("echo") or "/bin/echo", "arena-sandbox-ok"]
     uid = LEASES.lease() if os.geteuid() == 0 else None
     try:
         with tempfile.TemporaryDirectory(prefix="arena-probe-") as scratch:
             if uid is not None:
                 os.chown(scratch, uid, uid)
             if method == "bubblewrap":
-                argv = _bwrap_argv([true], Path("/"), None, [], Limits(), uid)
+                argv = _bwrap_argv(echo, Path("/"), None, [], Limits(), uid)
             else:
-                argv = _unshare_argv([true], Path("/"), Path(scratch), [], Limits(), uid)
+                argv = _unshare_argv(echo, Path("/"), Path(scratch), [], Limits(), uid)
             try:
                 done = subprocess.run(
                     argv,
@@ -603,9 +603,9 @@ def _probe(method: Method) -> str | None:
     finally:
         if uid is not None:
             LEASES.release(uid)
-    if done.returncode != 0:
+    if done.returncode != 0 or done.stdout != b"arena-sandbox-ok\n":
         said = done.stderr.decode(errors="replace").strip().splitlines()
-        return said[-1] if said else f"exit status {done.returncode}"
+        return said[-1] if said else f"exit status {done.returncode}, no output"
     return None
 
 
