@@ -173,6 +173,29 @@ def secret_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_SECRET_SEED", "20260415")
 
 
+def namespaced(method: str) -> Limits:
+    """Limits for a method that hides the filesystem, skipping where its tool is missing."""
+    tool = {"bubblewrap": "bwrap", "unshare": "unshare"}[method]
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} not installed")
+    return Limits(method=method)  # type: ignore[arg-type]
+
+
+HIDING = pytest.mark.parametrize("method", ["bubblewrap", "unshare"])
+
+
+def confining(method: str) -> Limits:
+    """Limits for ``method``, skipping where it cannot keep its promises here."""
+    if method == "rlimits":
+        if os.geteuid() != 0:
+            pytest.skip("without root, rlimits runs bots as the arena's own user")
+        return Limits(method="rlimits")
+    return namespaced(method)
+
+
+CONFINING = pytest.mark.parametrize("method", ["bubblewrap", "unshare", "rlimits"])
+
+
 # --- the environment --------------------------------------------------------------------------
 
 
@@ -213,8 +236,9 @@ NETWORK = """
 """
 
 
-@needs_bwrap
-def test_no_network_not_even_the_arenas_loopback(layout: Layout) -> None:
+@HIDING
+def test_no_network_not_even_the_arenas_loopback(layout: Layout, method: str) -> None:
+    limits = namespaced(method)
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()
@@ -223,13 +247,13 @@ def test_no_network_not_even_the_arenas_loopback(layout: Layout) -> None:
             [sys.executable, "-c", textwrap.dedent(NETWORK), str(port)],
             layout.alice,
             layout.scratch,
-            BWRAP,
+            limits,
         )
         proc = start(c)
         try:
             out, err = proc.communicate(timeout=30)
         finally:
-            stop(proc)
+            stop(proc, c)
     assert out, err
     results = json.loads(out)
     # The bot's loopback (up or down) is its own: the arena's listener is not on it.
@@ -266,17 +290,6 @@ FILES = """
         "shadow": os.path.exists("/etc/shadow"),
     }))
 """
-
-
-def namespaced(method: str) -> Limits:
-    """Limits for a method that hides the filesystem, skipping where its tool is missing."""
-    tool = {"bubblewrap": "bwrap", "unshare": "unshare"}[method]
-    if shutil.which(tool) is None:
-        pytest.skip(f"{tool} not installed")
-    return Limits(method=method)  # type: ignore[arg-type]
-
-
-HIDING = pytest.mark.parametrize("method", ["bubblewrap", "unshare"])
 
 
 @HIDING
@@ -371,10 +384,13 @@ def forking_bot(layout: Layout, bot: Path, scratch: Path, limits: Limits, hold: 
     )
 
 
-@needs_bwrap
+@CONFINING
 @needs_root
-def test_forking_without_end_is_stopped_and_does_not_starve_other_bots(layout: Layout) -> None:
-    limits = Limits(method="bubblewrap", processes=32)
+def test_forking_without_end_is_stopped_and_does_not_starve_other_bots(
+    layout: Layout, method: str
+) -> None:
+    confining(method)
+    limits = Limits(method=method, processes=32)  # type: ignore[arg-type]
     bob_scratch = layout.scratch.parent / "bob"
     bob_scratch.mkdir()
     alice = start(forking_bot(layout, layout.alice, layout.scratch, limits, hold=5))
@@ -409,8 +425,9 @@ def test_the_process_limit_holds_without_namespaces_too(layout: Layout) -> None:
 # --- memory, files, CPU -----------------------------------------------------------------------
 
 
-@needs_bwrap
-def test_allocating_without_end_is_stopped(layout: Layout) -> None:
+@CONFINING
+def test_allocating_without_end_is_stopped(layout: Layout, method: str) -> None:
+    confining(method)
     result = run_bot(
         """
         import json
@@ -423,7 +440,7 @@ def test_allocating_without_end_is_stopped(layout: Layout) -> None:
             print(json.dumps({"stopped_at_mb": 100 * len(hoard)}))
         """,
         layout,
-        Limits(method="bubblewrap", memory_mb=512),
+        Limits(method=method, memory_mb=512),  # type: ignore[arg-type]
     )
     if result.returncode == 0:
         assert result.report()["stopped_at_mb"] < 512
@@ -431,8 +448,9 @@ def test_allocating_without_end_is_stopped(layout: Layout) -> None:
         assert killed(result, signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT), result
 
 
-@needs_bwrap
-def test_a_huge_file_is_stopped(layout: Layout) -> None:
+@CONFINING
+def test_a_huge_file_is_stopped(layout: Layout, method: str) -> None:
+    confining(method)
     result = run_bot(
         """
         import json, os
@@ -445,18 +463,20 @@ def test_a_huge_file_is_stopped(layout: Layout) -> None:
                     written += 1
             print(json.dumps({"written_mb": written}))
         except OSError as exc:
-            print(json.dumps({"errno": exc.errno, "written_mb": written}))
+            size = os.path.getsize(os.path.join(os.environ["TMPDIR"], "huge"))
+            print(json.dumps({"errno": exc.errno, "written_mb": written, "size": size}))
         """,
         layout,
-        Limits(method="bubblewrap", file_size_mb=2),
+        Limits(method=method, file_size_mb=2),  # type: ignore[arg-type]
     )
     seen = result.report()
     assert seen.get("errno") == 27, seen  # EFBIG
-    assert (layout.scratch / "huge").stat().st_size <= 2 * 1024 * 1024
+    assert seen["size"] <= 2 * 1024 * 1024
 
 
-@needs_bwrap
-def test_burning_cpu_past_the_limit_is_killed(layout: Layout) -> None:
+@CONFINING
+def test_burning_cpu_past_the_limit_is_killed(layout: Layout, method: str) -> None:
+    confining(method)
     result = run_bot(
         """
         import time
@@ -466,7 +486,7 @@ def test_burning_cpu_past_the_limit_is_killed(layout: Layout) -> None:
         print("survived")
         """,
         layout,
-        Limits(method="bubblewrap", cpu_seconds=1),
+        Limits(method=method, cpu_seconds=1),  # type: ignore[arg-type]
     )
     assert "survived" not in result.out
     assert killed(result, signal.SIGXCPU, signal.SIGKILL), result
@@ -497,8 +517,9 @@ def test_a_node_bot_runs_inside(layout: Layout) -> None:
     assert json.loads(out) == {"got": {"ping": 1}}, err
 
 
-@needs_bwrap
-def test_a_persistent_bot_answers_lines(layout: Layout) -> None:
+@CONFINING
+def test_a_persistent_bot_answers_lines(layout: Layout, method: str) -> None:
+    limits = confining(method)
     c = confine(
         [
             sys.executable,
@@ -507,7 +528,7 @@ def test_a_persistent_bot_answers_lines(layout: Layout) -> None:
         ],
         layout.alice,
         layout.scratch,
-        BWRAP,
+        limits,
     )
     proc = start(c)
     assert proc.stdin is not None and proc.stdout is not None
@@ -517,7 +538,7 @@ def test_a_persistent_bot_answers_lines(layout: Layout) -> None:
             proc.stdin.flush()
             assert proc.stdout.readline() == word[::-1].encode() + b"\n"
     finally:
-        stop(proc)
+        stop(proc, c)
 
 
 def marked_processes(marker: str) -> list[int]:
@@ -531,18 +552,6 @@ def marked_processes(marker: str) -> list[int]:
             if marker.encode() in cmdline:
                 found.append(int(entry))
     return found
-
-
-def confining(method: str) -> Limits:
-    """Limits for ``method``, skipping where it cannot keep its promises here."""
-    if method == "rlimits":
-        if os.geteuid() != 0:
-            pytest.skip("without root, rlimits runs bots as the arena's own user")
-        return Limits(method="rlimits")
-    return namespaced(method)
-
-
-CONFINING = pytest.mark.parametrize("method", ["bubblewrap", "unshare", "rlimits"])
 
 
 @CONFINING
