@@ -79,6 +79,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -682,7 +683,34 @@ def stage_root() -> Path:
     for sub in ("prefixes", "run"):
         with contextlib.suppress(FileExistsError):
             (root / sub).mkdir(mode=0o711)
+    _clear_stale_runs(root / "run")
     return root
+
+
+_STALE_SECONDS = 3600.0
+
+
+@functools.cache
+def _clear_stale_runs(run: Path) -> None:
+    """Once per process: remove staged folders an arena that died left behind.
+
+    One is stale when no live process holds the uid it was made for (its owner for a scratch,
+    its group for a bot's folder) and it is over an hour old (so a folder another arena process
+    has staged for a bot it has not started yet is never taken).
+    """
+    busy = uids_in_use() | LEASES.leased()
+    try:
+        entries = list(os.scandir(run))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        uid = info.st_gid if entry.name.startswith("bot-") else info.st_uid
+        if uid not in busy and time.time() - info.st_mtime > _STALE_SECONDS:
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _stage(
@@ -778,16 +806,25 @@ def _staged_prefixes(prefixes: tuple[str, ...], root: Path) -> dict[str, str]:
         return mapping
 
 
-@functools.cache
-def _mirror_name(prefix: str) -> str:
-    """The mirror's name: the prefix's path and a signature of its folders (names, mtimes).
+_SIGNATURE_DEPTH = 3
+"""How deep the signature of a prefix looks: ``lib/python3.X/site-packages`` is 3 down."""
 
-    ``__pycache__`` folders are left out: Python writes there as it imports, and a mirror with
-    older byte code is still right (a bot's uid cannot write it, so it compiles in memory).
+
+def _mirror_name(prefix: str) -> str:
+    """The mirror's name: the prefix's path and a signature of its top folders.
+
+    The signature covers the folders up to :data:`_SIGNATURE_DEPTH` below the prefix (names,
+    mtimes, inodes), where installing or removing a package shows (``bin``,
+    ``lib/python3.X/site-packages``); ``__pycache__`` folders are left out (Python writes there
+    as it imports). A file changed in place needs nothing: the mirror's hard link is that file.
+    Not seen: a file deeper down replaced by a new one (a rename); remove the mirror then.
     """
     digest = hashlib.sha256(prefix.encode())
+    top = prefix.rstrip("/").count("/")
     for folder, dirs, _files in os.walk(prefix):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        if folder.count("/") - top >= _SIGNATURE_DEPTH:
+            dirs[:] = []
         info = os.stat(folder)
         digest.update(f"{folder}\0{info.st_mtime_ns}\0{info.st_ino}\n".encode())
     return f"{Path(prefix).name}-{digest.hexdigest()[:20]}"

@@ -614,7 +614,9 @@ def test_bubblewrap_is_chosen_where_installed() -> None:
 def test_a_method_that_cannot_run_is_refused(
     layout: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sandbox, "_works", lambda method: method in ("rlimits", "none"))
+    monkeypatch.setattr(
+        sandbox, "_probe", lambda method: None if method in ("rlimits", "none") else "broken"
+    )
     with pytest.raises(SandboxUnavailable):
         confine([sys.executable, "-V"], layout.alice, layout.scratch, BWRAP)
 
@@ -1052,3 +1054,64 @@ def test_as_a_normal_user(tmp_path: Path) -> None:
     if "unshare" in results:
         assert json.loads(results["unshare"]["out"])["league"] == "FileNotFoundError"
         assert results["unshare"]["summary"]["league_data_hidden"] is True
+
+
+# --- staging for rlimits ----------------------------------------------------------------------
+
+
+def fake_prefix(root: Path) -> Path:
+    """A small interpreter prefix with a venv beside it, as a private home would hold them."""
+    base = root / "home" / "versions" / "9.9"
+    (base / "bin").mkdir(parents=True)
+    (base / "lib").mkdir()
+    (base / "bin" / "python9").write_text("#!/bin/sh\n")
+    (base / "bin" / "python9").chmod(0o755)
+    (base / "lib" / "os.py").write_text("# os\n")
+    venv = root / "home" / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(base / "bin" / "python9")
+    (venv / "pyvenv.cfg").write_text(f"home = {base / 'bin'}\n")
+    return base
+
+
+@pytest.mark.parametrize("links_fail", [False, True])
+def test_prefixes_are_mirrored_as_hard_links_and_rebuilt_when_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, links_fail: bool
+) -> None:
+    import errno
+
+    monkeypatch.setenv("ARENA_STAGE_DIR", str(tmp_path / "stage"))
+    if links_fail:  # another file system: copies instead
+
+        def no_link(*args: object, **kwargs: object) -> None:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+        monkeypatch.setattr(os, "link", no_link)
+    base = fake_prefix(tmp_path)
+    venv = tmp_path / "home" / "venv"
+    root = sandbox.stage_root()
+    assert root.stat().st_mode & 0o777 == 0o711
+    mapping = sandbox._staged_prefixes((str(venv), str(base)), root)
+    mirror, venv_mirror = Path(mapping[str(base)]), Path(mapping[str(venv)])
+    same = (mirror / "lib" / "os.py").stat().st_ino == (base / "lib" / "os.py").stat().st_ino
+    assert same is not links_fail
+    assert (mirror / "lib" / "os.py").read_text() == "# os\n"
+    assert os.readlink(venv_mirror / "bin" / "python") == str(mirror / "bin" / "python9")
+    assert (venv_mirror / "pyvenv.cfg").read_text() == f"home = {mirror / 'bin'}\n"
+    assert sandbox._staged_prefixes((str(venv), str(base)), root) == mapping  # cached
+    (base / "lib" / "json").mkdir()  # a package installed: a new mirror
+    (base / "lib" / "json" / "__init__.py").write_text("")
+    again = sandbox._staged_prefixes((str(venv), str(base)), root)
+    assert again[str(base)] != mapping[str(base)]
+    assert (Path(again[str(base)]) / "lib" / "json" / "__init__.py").exists()
+
+
+def test_a_stage_folder_others_may_write_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    stage.chmod(0o777)
+    monkeypatch.setenv("ARENA_STAGE_DIR", str(stage))
+    with pytest.raises(SandboxUnavailable):
+        sandbox.stage_root()
