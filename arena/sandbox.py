@@ -20,7 +20,8 @@ bot's processes only. Every method but ``none`` sets ``no_new_privs``.
     prefixes, its own folder read-only and its scratch folder read-write, a ``/proc`` of its own
     pid namespace and a minimal ``/dev``. Everything else (the league, its database, other bots,
     the site, the Dask bot cache, ``/tmp``, the arena's processes) does not exist for it. There is
-    no ``/tmp`` and ``/dev/shm`` is not writable; writes outside scratch are impossible.
+    no ``/tmp``; writes outside scratch are refused, or (``/dev/shm`` when the arena is not
+    root) land in the sandbox's own tmpfs and vanish with the bot.
 ``unshare``
     When ``bwrap`` is missing: util-linux ``unshare`` (new mount, pid, network, IPC and UTS
     namespaces, plus a user namespace when the arena is not root) runs :mod:`arena.jail`, which
@@ -674,9 +675,12 @@ def stage_root() -> Path:
     closed to writes by others, since bots would run what is in it.
     """
     root = Path(os.environ.get("ARENA_STAGE_DIR") or f"/var/tmp/arena-stage-{os.geteuid()}")
-    with contextlib.suppress(FileExistsError):
-        root.mkdir(mode=0o711, parents=True)
-    info = os.lstat(root)
+    try:
+        with contextlib.suppress(FileExistsError):
+            root.mkdir(mode=0o711, parents=True)
+        info = os.lstat(root)
+    except OSError as exc:
+        raise SandboxUnavailable(f"cannot make the staging folder {root}: {exc}") from exc
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise SandboxUnavailable(f"{root} is not a folder of the arena's own, closed to writes")
     os.chmod(root, 0o711)
@@ -732,7 +736,10 @@ def _stage(
     root = stage_root()
     mapping: dict[str, str] = {}
     if need_prefixes:
-        mapping = _staged_prefixes(tuple(own), root)
+        try:
+            mapping = _staged_prefixes(tuple(own), root)
+        except OSError as exc:  # the arena's trouble (a full disk...), not the bot's fault
+            raise SandboxUnavailable(f"cannot stage {', '.join(own)} under {root}: {exc}") from exc
     if need_bot:
         run = Path(tempfile.mkdtemp(prefix="bot-", dir=root / "run"))
         lease.staged.append(run)
