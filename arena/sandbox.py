@@ -244,11 +244,10 @@ class Lease:
         """The bot's scratch folder: the caller's to remove, never swept."""
         self._done = False
         self._lock = threading.Lock()
-        # A lease dropped without release (a Confined never started) frees the uid number;
-        # the /proc scan still keeps it from a new bot while a process holds it.
-        self._finalizer = (
-            weakref.finalize(self, LEASES.release, uid) if leased and uid is not None else None
-        )
+        # A lease dropped without release (a Confined never started) frees the uid number (the
+        # /proc scan still keeps it from a new bot while a process holds it), and its staged
+        # folders once no process holds the uid.
+        self._finalizer = weakref.finalize(self, _forget, uid if leased else None, self.staged)
 
     def release(self) -> None:
         """Clear what the bot left and free its uid. Idempotent; call after the process is reaped."""
@@ -262,9 +261,18 @@ class Lease:
                 _sweep_temp(self.uid, self.scratch)
             for path in self.staged:
                 shutil.rmtree(path, ignore_errors=True)
+            self.staged.clear()
         finally:
-            if self._finalizer is not None:
-                self._finalizer()
+            self._finalizer()
+
+
+def _forget(uid: int | None, staged: list[Path]) -> None:
+    """What is left to do for a lease never released (see :class:`Lease`)."""
+    if uid is not None:
+        LEASES.release(uid)
+    if staged and (uid is None or uid not in uids_in_use()):
+        for path in staged:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _kill_uid(uid: int) -> None:

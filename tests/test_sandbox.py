@@ -393,18 +393,20 @@ def test_forking_without_end_is_stopped_and_does_not_starve_other_bots(
     limits = Limits(method=method, processes=32)  # type: ignore[arg-type]
     bob_scratch = layout.scratch.parent / "bob"
     bob_scratch.mkdir()
-    alice = start(forking_bot(layout, layout.alice, layout.scratch, limits, hold=5))
+    alice_c = forking_bot(layout, layout.alice, layout.scratch, limits, hold=5)
+    alice = start(alice_c)
     try:
         assert alice.stdout is not None
         alice_forks = json.loads(alice.stdout.readline())["forks"]
         # While alice holds all her processes, bob (another uid) still has his whole quota.
-        bob = start(forking_bot(layout, layout.bob, bob_scratch, limits, hold=0.2))
+        bob_c = forking_bot(layout, layout.bob, bob_scratch, limits, hold=0.2)
+        bob = start(bob_c)
         try:
             bob_out, _ = bob.communicate(timeout=30)
         finally:
-            stop(bob)
+            stop(bob, bob_c)
     finally:
-        stop(alice)
+        stop(alice, alice_c)
     bob_forks = json.loads(bob_out)["forks"]
     assert 16 <= alice_forks < 32
     assert 16 <= bob_forks < 32
@@ -418,7 +420,7 @@ def test_the_process_limit_holds_without_namespaces_too(layout: Layout) -> None:
     try:
         out, err = proc.communicate(timeout=30)
     finally:
-        stop(proc)
+        stop(proc, c)
     assert 0 < json.loads(out)["forks"] < 16, err
 
 
@@ -513,7 +515,7 @@ def test_a_node_bot_runs_inside(layout: Layout) -> None:
     try:
         out, err = proc.communicate(b'{"ping": 1}\n', timeout=30)
     finally:
-        stop(proc)
+        stop(proc, c)
     assert json.loads(out) == {"got": {"ping": 1}}, err
 
 
@@ -634,7 +636,7 @@ def test_the_unshare_fallback_cuts_the_network(layout: Layout) -> None:
     try:
         out, err = proc.communicate(timeout=30)
     finally:
-        stop(proc)
+        stop(proc, c)
     results = json.loads(out)
     assert "connected" not in results.values(), (results, err)
 
@@ -651,7 +653,7 @@ def test_a_command_named_on_path_still_resolves(layout: Layout) -> None:
         try:
             out, err = proc.communicate(timeout=30)
         finally:
-            stop(proc)
+            stop(proc, c)
         assert out == b"42\n", (argv, err)
 
 
@@ -863,6 +865,7 @@ def test_live_bots_never_share_a_uid(layout: Layout) -> None:
     limits = Limits(method="rlimits")
     sleep = shutil.which("sleep") or "/bin/sleep"
     running: list[tuple[subprocess.Popen[bytes], Confined | None, int]] = []
+    dropped: list[Path] = []
     try:
         for n in range(320):
             if len(running) >= 24:
@@ -874,10 +877,15 @@ def test_live_bots_never_share_a_uid(layout: Layout) -> None:
             proc = start(c)
             # every ninth is dropped unreleased while it runs: its uid must stay out of reach
             running.append((proc, None if n % 9 == 0 else c, c.uid))
+            if n % 9 == 0:
+                assert c.lease is not None
+                dropped += c.lease.staged  # its staged folders outlive it: remove them below
             del c
     finally:
         for proc, c, _ in running:
             stop(proc, c)
+        for path in dropped:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 # --- privileges, the method -------------------------------------------------------------------
