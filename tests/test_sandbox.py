@@ -982,6 +982,7 @@ code = (
     "try: seen = open('../../league.db').read()\\n"
     "except OSError as exc: seen = type(exc).__name__\\n"
     "status = open('/proc/self/status').read()\\n"
+    "open(os.path.join(os.environ['HOME'], 'memo'), 'w').write('x')\\n"
     "print(json.dumps({'nnp': status.split('NoNewPrivs:')[1].split()[0], 'league': seen}))"
 )
 results = {}
