@@ -220,18 +220,22 @@ class ProcessTransport:
     """
 
     def __init__(self, confined: Confined, max_line: int, stderr_limit: int) -> None:
-        self.proc = subprocess.Popen(
-            confined.argv,
-            cwd=confined.cwd,
-            env=confined.env,
-            preexec_fn=confined.preexec_fn,
-            pass_fds=confined.pass_fds,
-            start_new_session=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                confined.argv,
+                cwd=confined.cwd,
+                env=confined.env,
+                preexec_fn=confined.preexec_fn,
+                pass_fds=confined.pass_fds,
+                start_new_session=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+            )
+        except BaseException:
+            confined.release()  # nothing started: its uid is free again
+            raise
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self._confined = confined
         self.pid = self.proc.pid
@@ -327,6 +331,7 @@ class ProcessTransport:
         # ... and, with a uid of its own, the processes that left the group (setsid).
         self.usage.stop(kill=True)
         self.proc.wait()
+        self._confined.release()  # reaped: free its uid, clear what it left
         self._stderr.thread.join(1.0)
         self.proc.stdout.close()
         if not self._stderr.thread.is_alive():

@@ -1,58 +1,99 @@
 """How a bot process is confined: the command that starts it, inside a sandbox.
 
-The bot runner calls :func:`confine` and starts the result with ``subprocess.Popen``
-(``start_new_session=True``; it kills the process group on close). Isolation comes from an
-existing tool, chosen once per arena process by :func:`available_method`:
+The bot runner calls :func:`confine`, starts the result with ``subprocess.Popen``
+(``start_new_session=True``; it kills the process group on close) and calls
+:meth:`Confined.release` once the process is reaped. The method is ``Limits.method``; its default
+``auto`` takes the environment variable ``ARENA_SANDBOX`` (``auto``, ``bubblewrap``, ``unshare``,
+``rlimits`` or ``none``) and, when that is unset or ``auto``, the strongest method that works
+here (:func:`available_method`, probed once per process; a fallback is announced once on the
+``arena.sandbox`` logger). A method asked for by name that cannot work raises
+:class:`SandboxUnavailable`: an error of the arena, never a fault of the bot.
+
+When the arena is root, every method but ``none`` runs each bot under a uid of its own, leased
+for the life of the process and released after it is reaped (:class:`UidLeases`): no two live
+bot processes ever share a uid, so ``RLIMIT_NPROC`` (which the kernel ignores for root) counts one
+bot's processes only. Every method but ``none`` sets ``no_new_privs``.
 
 ``bubblewrap``
-    ``bwrap`` builds a new mount, pid, network, IPC and UTS namespace. The bot sees only the
-    system directories (``/usr`` and the merged-usr links, a few files of ``/etc``), the
-    interpreter's own prefix, its own folder read-only and its scratch folder read-write, a
-    ``/proc`` of its own pid namespace, and a minimal ``/dev``. Everything else (the league,
-    the database, other bots' folders, the arena's processes) does not exist for it. When the
-    arena is root, ``setpriv`` drops the bot to a uid of its own with no capabilities, so that
-    ``RLIMIT_NPROC`` is enforced (the kernel does not enforce it for root) and counts only that
-    bot's processes; otherwise ``bwrap --unshare-user`` is used.
+    ``bwrap`` builds new mount, pid, network, IPC and UTS namespaces. The bot sees only the
+    system folders (``/usr`` and the merged-usr links, a few files of ``/etc``), the interpreter's
+    prefixes, its own folder read-only and its scratch folder read-write, a ``/proc`` of its own
+    pid namespace and a minimal ``/dev``. Everything else (the league, its database, other bots,
+    the site, the Dask bot cache, ``/tmp``, the arena's processes) does not exist for it. There is
+    no ``/tmp``; writes outside scratch are refused, or (``/dev/shm`` when the arena is not
+    root) land in the sandbox's own tmpfs and vanish with the bot.
 ``unshare``
-    The fallback when ``bwrap`` is missing or unusable: util-linux ``unshare`` gives new network,
-    pid (with its own ``/proc``), IPC and UTS namespaces, and the same uid switch. The bot still
-    sees the whole filesystem with the permissions of its uid.
+    When ``bwrap`` is missing: util-linux ``unshare`` (new mount, pid, network, IPC and UTS
+    namespaces, plus a user namespace when the arena is not root) runs :mod:`arena.jail`, which
+    builds the same view as bubblewrap on a tmpfs and pivots into it, then drops to the bot's uid
+    with no capabilities. It hides the same things. Differences: ``/tmp``, ``/var/tmp`` and
+    ``/dev/shm`` are fresh tmpfs mounts of ``file_size_mb`` each, writable, and gone with the
+    bot; the loopback interface is down. When the arena is not root the bot runs as root of its
+    user namespace with every capability dropped (the arena's own uid outside), without a
+    process limit.
 ``rlimits``
-    Only resource limits, the uid switch and a clean environment.
+    No namespaces (e.g. a container that forbids them). As root, the bot runs under its own uid;
+    whatever of its folder, its scratch and its interpreter that uid cannot reach (a private home
+    such as ``/root/.pyenv``, a league in a 0700 folder) is staged where it can: the bot's folder
+    is copied per start into a folder only that uid may read, the interpreter's prefixes are
+    mirrored once as trees of hard links (copies across file systems), cached per arena user
+    under ``ARENA_STAGE_DIR`` (default ``/var/tmp/arena-stage-<uid>``, mode 0711, rebuilt when
+    the source's folders change). The bot sees the rest of the filesystem with the permissions
+    of an unprivileged uid: it cannot read league data only if that data is private, so the
+    league makes its folder private with :func:`protect`. The network and the other processes
+    are NOT isolated. After the bot is reaped every process left under its uid is killed and
+    every file it left in ``/tmp``, ``/var/tmp`` and ``/dev/shm`` is removed. When the arena is
+    NOT root, the bot runs as the arena's own user: nothing is hidden (it can read everything
+    the arena can, league data included), there is no process limit, and its writes outside
+    scratch stay.
 ``none``
     Nothing but a clean environment (for debugging: ``Limits(method="none")``).
-
-Under ``unshare`` and ``rlimits`` the bot's uid must be able to reach its interpreter: one in a
-private home (``/root/.pyenv``, mode 0700) cannot start there; bubblewrap has no such problem.
 
 Every method except ``none`` sets ``RLIMIT_AS``, ``RLIMIT_CPU`` (soft < hard: SIGXCPU then
 SIGKILL), ``RLIMIT_NPROC`` (when a uid of its own can be given), ``RLIMIT_FSIZE``,
 ``RLIMIT_NOFILE`` and ``RLIMIT_CORE=0`` in ``preexec_fn``; the limits are inherited through the
 sandbox tool by the bot and everything it starts. Every method gives the bot a clean environment
-(``PATH``, ``HOME`` and ``TMPDIR`` pointing at the scratch folder, ``LANG``), so nothing the arena
-knows, such as a match seed, reaches it that way.
+(``PATH``, ``HOME`` and ``TMPDIR`` pointing at the scratch folder, ``LANG``; under ``rlimits``
+also ``LD_LIBRARY_PATH`` when a staged interpreter needs it), so nothing the arena knows, such as
+a match seed, reaches it that way.
 
 Not covered: memory is limited per process, not per bot (a bot of N processes may map N times
-``memory_mb``; this machine's cgroup v2 has no memory controller), disk use in scratch is bounded
-per file only, and bubblewrap's ``--die-with-parent`` ties the bot to the *thread* that started
-it, so start bots from a thread that lives as long as they do.
+``memory_mb``, plus what it puts in the ``unshare`` tmpfs mounts; this machine's cgroup v2 has no
+memory controller), disk use in scratch is bounded per file only, and bubblewrap's
+``--die-with-parent`` ties the bot to the *thread* that started it, so start bots from a thread
+that lives as long as they do.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import itertools
+import hashlib
+import json
+import logging
 import os
 import resource
 import shutil
+import signal
+import stat
 import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args
+
+from arena import jail
 
 Method = Literal["auto", "bubblewrap", "unshare", "rlimits", "none"]
-"""How to confine a bot; ``auto`` takes the strongest one that works on this machine."""
+"""How to confine a bot; ``auto`` takes ``ARENA_SANDBOX``, else the strongest that works here."""
+
+ENV_VAR = "ARENA_SANDBOX"
+"""Overrides the default method ``auto`` (an explicit ``Limits(method=...)`` still wins)."""
 
 _STRENGTH: tuple[Method, ...] = ("bubblewrap", "unshare", "rlimits")
 
@@ -77,10 +118,15 @@ _ETC_FILES = (
 
 _SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
-_UID_BASE = 1 << 20
-"""Bots get uids from ``_UID_BASE + pid * 256 + n``: distinct per live bot, unused by people."""
+_TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+"""World-writable places whose leftovers of a bot's uid are removed after it (``rlimits``)."""
 
-_uid_counter = itertools.count()
+_UID_BASE = 1 << 20
+"""Bots get uids from ``_UID_BASE + (pid % 2**22) * _UID_BLOCK + n``: a block per arena process,
+unused by people."""
+_UID_BLOCK = 256
+
+log = logging.getLogger("arena.sandbox")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -99,15 +145,184 @@ class Limits:
     processes: int = 64
     """Processes and threads the bot may have at once (RLIMIT_NPROC under a uid of its own)."""
     file_size_mb: int = 64
-    """Largest file the bot may write (RLIMIT_FSIZE)."""
+    """Largest file the bot may write (RLIMIT_FSIZE); also the size of each of the ``unshare``
+    method's private ``/tmp``, ``/var/tmp`` and ``/dev/shm``."""
     open_files: int = 256
     """File descriptors per process (RLIMIT_NOFILE)."""
     method: Method = "auto"
-    """Isolation method; ``none`` disables the sandbox for debugging."""
+    """Isolation method; ``auto`` takes ``ARENA_SANDBOX``, else the strongest that works;
+    ``none`` disables the sandbox for debugging."""
     uid: int | None = None
-    """The uid the bot runs as when the arena is root; ``None`` picks one no other bot uses."""
+    """The uid the bot runs as when the arena is root; ``None`` leases one no live bot holds."""
     read_only: tuple[str, ...] = ()
     """More paths the bot may read (e.g. a toolchain outside the interpreter's prefix)."""
+
+
+# -- uids ------------------------------------------------------------------------------------
+
+
+def uids_in_use() -> set[int]:
+    """Every uid (real, effective, saved or filesystem) that a live process holds now."""
+    found: set[int] = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as f:
+                for line in f:
+                    if line.startswith(b"Uid:"):
+                        found.update(int(u) for u in line.split()[1:])
+                        break
+        except OSError:
+            continue  # it exited meanwhile
+    return found
+
+
+class UidLeases:
+    """Hands out bot uids, each to one live bot process at a time.
+
+    A uid is leased by :meth:`lease` and comes back by :meth:`release` (called by
+    :meth:`Confined.release` once the process is reaped, or when the :class:`Confined` is
+    garbage collected). Before leasing, a scan of ``/proc`` skips any uid a live process still
+    holds, whichever arena process started it (a bot never released, or an earlier arena process
+    whose pid, and so whose block of uids, this one reuses). Thread-safe.
+    """
+
+    def __init__(self, block: int = _UID_BLOCK, in_use: Callable[[], set[int]] = uids_in_use):
+        self._block = block
+        self._in_use = in_use
+        self._lock = threading.Lock()
+        self._leased: set[int] = set()
+        self._next = 0
+
+    def first(self) -> int:
+        """The first uid of this arena process's block."""
+        return _UID_BASE + (os.getpid() % (1 << 22)) * self._block
+
+    def lease(self) -> int:
+        """A uid that no live process holds and no unreleased lease has."""
+        with self._lock:
+            first = self.first()
+            busy = self._in_use()
+            for step in range(self._block):
+                n = (self._next + step) % self._block
+                uid = first + n
+                if uid not in self._leased and uid not in busy:
+                    self._leased.add(uid)
+                    self._next = n + 1
+                    return uid
+        raise SandboxUnavailable(f"all {self._block} bot uids of this arena process are in use")
+
+    def release(self, uid: int) -> None:
+        """``uid`` may be leased again (its process is gone)."""
+        with self._lock:
+            self._leased.discard(uid)
+
+    def leased(self) -> set[int]:
+        """The uids leased and not yet released."""
+        with self._lock:
+            return set(self._leased)
+
+
+LEASES = UidLeases()
+"""This arena process's bot uids."""
+
+
+class Lease:
+    """What one confined bot holds until it is reaped: its uid and any staged folders."""
+
+    def __init__(self, uid: int | None, leased: bool, sweep: bool) -> None:
+        self.uid = uid
+        self.sweep = sweep
+        """Whether the uid's leftovers (processes, files in /tmp...) are cleared on release."""
+        self.staged: list[Path] = []
+        self.scratch = ""
+        """The bot's scratch folder: the caller's to remove, never swept."""
+        self._done = False
+        self._lock = threading.Lock()
+        # A lease dropped without release (a Confined never started) frees the uid number (the
+        # /proc scan still keeps it from a new bot while a process holds it), and its staged
+        # folders once no process holds the uid.
+        self._finalizer = weakref.finalize(self, _forget, uid if leased else None, self.staged)
+
+    def release(self) -> None:
+        """Clear what the bot left and free its uid. Idempotent; call after the process is reaped."""
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        try:
+            if self.uid is not None and self.sweep:
+                _kill_uid(self.uid)
+                _sweep_temp(self.uid, self.scratch)
+            for path in self.staged:
+                shutil.rmtree(path, ignore_errors=True)
+            self.staged.clear()
+        finally:
+            self._finalizer()
+
+
+def _forget(uid: int | None, staged: list[Path]) -> None:
+    """What is left to do for a lease never released (see :class:`Lease`)."""
+    if uid is not None:
+        LEASES.release(uid)
+    if staged and (uid is None or uid not in uids_in_use()):
+        for path in staged:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _kill_uid(uid: int) -> None:
+    """Kill every process left under ``uid`` (a daemon that escaped the process group)."""
+    if uid not in uids_in_use():
+        return
+
+    def as_uid() -> None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        os.kill(-1, signal.SIGKILL)  # every process of this uid but this one
+
+    true = shutil.which("true") or "/bin/true"
+    for _ in range(3):
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run([true], preexec_fn=as_uid, env={}, check=False, timeout=10)
+        if uid not in uids_in_use():
+            return
+
+
+def _sweep_temp(uid: int, keep: str) -> None:
+    """Remove what ``uid`` left in the world-writable temporary folders (but ``keep``)."""
+    for top in _TEMP_DIRS:
+        _sweep(top, uid, keep)
+
+
+def _sweep(directory: str, uid: int, keep: str) -> None:
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if entry.path == keep:
+            continue
+        if info.st_uid == uid:
+            if stat.S_ISDIR(info.st_mode):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+        elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
+            _sweep(entry.path, uid, keep)  # the bot could write only into world-writable folders
+
+
+# -- the confined command --------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -123,6 +338,9 @@ class Confined:
     """Which isolation is in force: ``bubblewrap``, ``unshare``, ``rlimits`` or ``none``."""
     uid: int | None = None
     """The uid the bot runs as, when the sandbox switched it (the arena being root)."""
+    scratch: str = ""
+    """The scratch folder as the bot sees it (its ``HOME`` and ``TMPDIR``)."""
+    lease: Lease | None = field(default=None, compare=False, repr=False)
 
     def signal_of(self, returncode: int) -> int | None:
         """The signal that ended the bot, if one did.
@@ -136,6 +354,15 @@ class Confined:
             return returncode - 128
         return None
 
+    def release(self) -> None:
+        """Free the bot's uid and clear what it left; call once its process has been reaped.
+
+        Idempotent. Under ``rlimits`` as root it also kills what is left under the uid and
+        removes the uid's files from ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the staged folders.
+        """
+        if self.lease is not None:
+            self.lease.release()
+
 
 def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -> Confined:
     """The command that runs ``argv`` for a bot in ``bot_dir`` with ``scratch`` writable.
@@ -143,7 +370,7 @@ def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -
     ``argv[0]`` may be a command name; it is looked up on the arena's ``PATH`` (skipping
     version-manager shims, which need the manager's whole tree) and the directories it lives in
     are made visible. ``scratch`` must exist; when the bot gets a uid of its own, ``scratch``
-    is given to that uid.
+    is given to that uid. Call :meth:`Confined.release` after the process is reaped.
     """
     if not argv:
         raise ValueError("confine: empty argv")
@@ -152,118 +379,277 @@ def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -
     method = _choose(limits.method)
     if method == "none":
         env = _clean_env(os.environ.get("PATH", _SYSTEM_PATH), scratch)
-        return Confined(list(argv), str(bot_dir), env, method="none")
+        return Confined(list(argv), str(bot_dir), env, method="none", scratch=str(scratch))
 
     command = _resolve_command(argv[0], bot_dir)
     prefixes = _interpreter_prefixes(command, bot_dir, scratch)
     path = ":".join([*(p + "/bin" for p in prefixes if os.path.isdir(p + "/bin")), _SYSTEM_PATH])
     env = _clean_env(path, scratch)
-    uid = _bot_uid(limits) if os.geteuid() == 0 else None
-    if uid is not None:
-        _give(scratch, uid)
-    inner = [command, *argv[1:]]
-    # Under bwrap and unshare the uid switch happens inside the new namespaces (setpriv);
-    # under plain rlimits it happens in preexec_fn.
-    if method == "bubblewrap":
-        full = _bwrap_argv(inner, bot_dir, scratch, prefixes, limits, uid)
-        preexec = _preexec(limits, uid is not None, switch_to=None)
-    elif method == "unshare":
-        full = _unshare_argv(inner, uid)
-        preexec = _preexec(limits, uid is not None, switch_to=None)
-    else:
-        full = inner
-        preexec = _preexec(limits, uid is not None, switch_to=uid)
-    return Confined(full, str(bot_dir), env, preexec_fn=preexec, method=method, uid=uid)
+    lease = _lease(limits, method)
+    try:
+        uid = lease.uid
+        if uid is not None:
+            _give(scratch, uid)
+        inner = [command, *argv[1:]]
+        if method == "bubblewrap":
+            full = _bwrap_argv(inner, bot_dir, scratch, prefixes, limits, uid)
+            preexec = _preexec(limits, uid is not None, switch_to=None, nnp=not _setuid("bwrap"))
+        elif method == "unshare":
+            full = _unshare_argv(inner, bot_dir, scratch, prefixes, limits, uid)
+            preexec = _preexec(limits, uid is not None, switch_to=None, nnp=True)
+        else:
+            staged = _stage(inner, bot_dir, scratch, prefixes, lease) if uid is not None else None
+            if staged is not None:
+                inner, bot_dir, scratch, env = staged
+            full = inner
+            preexec = _preexec(limits, uid is not None, switch_to=uid, nnp=True)
+        lease.scratch = str(scratch)
+    except BaseException:
+        lease.release()
+        raise
+    return Confined(
+        full,
+        str(bot_dir),
+        env,
+        preexec_fn=preexec,
+        method=method,
+        uid=uid,
+        scratch=str(scratch),
+        lease=lease,
+    )
+
+
+def _lease(limits: Limits, method: Method) -> Lease:
+    """The bot's uid when the arena is root (leased unless ``Limits.uid`` names one)."""
+    if os.geteuid() != 0 or (method == "rlimits" and not _uid_switch_works()):
+        return Lease(None, leased=False, sweep=False)
+    if limits.uid is not None:
+        return Lease(limits.uid, leased=False, sweep=method == "rlimits")
+    return Lease(LEASES.lease(), leased=True, sweep=method == "rlimits")
+
+
+def protect(path: Path | str) -> None:
+    """Make ``path`` (a league's folder, its database) private to the arena's user.
+
+    Removes every group and other permission bit (a folder becomes at most 0700, a file 0600),
+    so a bot under ``rlimits`` (an unprivileged uid of its own, no namespaces) can neither read
+    nor traverse it; bots kept inside a protected folder still start, as a staged copy. Under
+    ``bubblewrap`` and ``unshare`` league data is hidden anyway; when the arena is not root
+    under ``rlimits`` nothing can hide it, since the bot runs as the arena's own user.
+    """
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if mode & 0o077:
+        os.chmod(path, mode & 0o700)
+
+
+# -- describing the isolation ----------------------------------------------------------------
+
+
+def isolation_summary(method: Method = "auto", limits: Limits | None = None) -> dict[str, Any]:
+    """What the method in force hides, as data (for ``--json`` records).
+
+    Keys: ``method``; booleans ``hides_filesystem`` (league data, other bots...),
+    ``league_data_hidden``, ``private_network``, ``private_processes``, ``own_uid``,
+    ``process_limit``, ``temp_writes_vanish``, ``no_new_privs``; and ``error`` if the method
+    cannot run.
+    """
+    try:
+        chosen = _choose(method)
+    except SandboxUnavailable as exc:
+        return {"method": _requested(method, strict=False), "error": str(exc)}
+    root = os.geteuid() == 0
+    own = root and chosen != "none" and (chosen != "rlimits" or _uid_switch_works())
+    namespaces = chosen in ("bubblewrap", "unshare")
+    return {
+        "method": chosen,
+        "hides_filesystem": namespaces,
+        "league_data_hidden": namespaces or (chosen == "rlimits" and own),
+        "private_network": namespaces,
+        "private_processes": namespaces,
+        "own_uid": own,
+        "process_limit": own,
+        "temp_writes_vanish": namespaces or (chosen == "rlimits" and own),
+        "no_new_privs": chosen != "none",
+    }
 
 
 def describe_isolation(method: Method = "auto", limits: Limits | None = None) -> str:
-    """What is enforced on bots on this machine, and by which method (for the CLI)."""
+    """One line: the method in force on bots here, what it enforces and what it does NOT."""
     limits = limits or Limits(method=method)
     try:
         chosen = _choose(method)
     except SandboxUnavailable as exc:
         return f"sandbox unavailable: {exc}"
     if chosen == "none":
-        return "none: sandbox disabled; bots run as the arena's user with a clean environment only"
-    root = os.geteuid() == 0
+        return (
+            "none: sandbox disabled; NOTHING hidden or limited: bots run as the arena's user "
+            "with a clean environment only"
+        )
+    own = isolation_summary(chosen, limits)["own_uid"]
     nproc = (
         f"{limits.processes} processes/threads (a uid of its own per bot)"
-        if root
-        else "processes not limited (the arena is not root, so no uid of its own per bot)"
+        if own
+        else "processes NOT limited (no uid of its own per bot, the arena not being root)"
     )
     rl = (
         f"address space {limits.memory_mb} MiB per process, CPU {limits.cpu_seconds} s per "
         f"process, {nproc}, files up to {limits.file_size_mb} MiB, "
-        f"{limits.open_files} open files, no core dumps"
+        f"{limits.open_files} open files, no core dumps, no_new_privs"
     )
     env = "clean environment (PATH, HOME=TMPDIR=scratch, LANG)"
+    view = (
+        "read-only system dirs, selected /etc files and the interpreter's prefix; the bot's "
+        "folder read-only; scratch read-write; nothing else of the filesystem visible (league "
+        "data, other bots hidden)"
+    )
     if chosen == "bubblewrap":
         return (
             "bubblewrap: new mount, pid, network, IPC and UTS namespaces; no network (only a "
-            "loopback of its own); only the bot's own processes in /proc; read-only system dirs, selected /etc "
-            "files and the interpreter's prefix; the bot's folder read-only; scratch read-write; "
-            f"nothing else of the filesystem visible; no capabilities; {env}; {rl}"
+            f"loopback of its own); only the bot's own processes in /proc; {view}; no /tmp; "
+            f"no capabilities; {env}; {rl}"
         )
     if chosen == "unshare":
         return (
-            "unshare (bubblewrap unavailable): new pid, network, IPC and UTS namespaces; no "
-            "network; only the bot's own processes in /proc; the filesystem is NOT hidden "
-            f"(the bot reads what its uid may read); {env}; {rl}"
+            "unshare (bubblewrap unavailable): new mount, pid, network, IPC and UTS namespaces "
+            f"and a private root built by arena.jail; no network; only the bot's own processes "
+            f"in /proc; {view}; private /tmp, /var/tmp, /dev/shm of {limits.file_size_mb} MiB "
+            f"each, gone with the bot; no capabilities; {env}; {rl}"
+        )
+    if own:
+        return (
+            "rlimits (no namespaces available): network and processes NOT isolated; the "
+            "filesystem is NOT hidden beyond what an unprivileged uid may read (league folders "
+            "are made private; folders it cannot reach are staged for it); its processes are "
+            f"killed and its files in /tmp, /var/tmp, /dev/shm removed after it; {env}; {rl}"
         )
     return (
-        "rlimits (no namespaces available): network, processes and filesystem NOT isolated; "
-        f"{env}; {rl}"
+        "rlimits (no namespaces, no uid of its own): NOTHING hidden: the bot runs as the arena's "
+        "own user and can read everything it can, league data included; network and processes "
+        f"NOT isolated; its writes outside scratch stay; {env}; {rl}"
     )
+
+
+# -- choosing the method ---------------------------------------------------------------------
+
+
+def _requested(method: Method, strict: bool = True) -> Method:
+    """``method``, or for ``auto`` what ``ARENA_SANDBOX`` asks for."""
+    if method != "auto":
+        return method
+    value = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
+    if value not in get_args(Method):
+        if not strict:
+            return "auto"
+        raise SandboxUnavailable(f"{ENV_VAR}={value!r} is not one of {', '.join(get_args(Method))}")
+    return value  # type: ignore[return-value]
 
 
 @functools.cache
 def available_method() -> Method:
-    """The strongest isolation that works here; probed once per process."""
+    """The strongest isolation that works here; probed once per process, a fallback said once."""
+    reasons: list[str] = []
     for method in _STRENGTH:
-        if _works(method):
+        reason = _probe(method)
+        if reason is None:
+            if reasons:
+                log.warning(
+                    "sandbox: %s; bots are confined by %s instead",
+                    "; ".join(reasons),
+                    method,
+                )
             return method
+        reasons.append(f"{method} does not work here ({reason})")
     return "rlimits"
 
 
 def _choose(requested: Method) -> Method:
+    requested = _requested(requested)
     if requested == "auto":
         return available_method()
-    if requested in ("rlimits", "none") or _works(requested):
+    if requested == "none":
         return requested
-    raise SandboxUnavailable(f"{requested} does not work on this machine")
+    reason = _probe(requested)
+    if reason is None:
+        return requested
+    raise SandboxUnavailable(f"{requested} does not work on this machine: {reason}")
+
+
+def _works(method: Method) -> bool:
+    return _probe(method) is None
 
 
 @functools.cache
-def _works(method: Method) -> bool:
-    """Run ``true`` under ``method`` exactly as a bot would be run."""
-    if method in ("rlimits", "none"):
-        return True
-    if os.geteuid() == 0 and shutil.which("setpriv") is None:
-        return False
+def _probe(method: Method) -> str | None:
+    """Run ``echo`` under ``method`` exactly as a bot would be run: None if it works, else why."""
+    if method == "none":
+        return None
+    if method == "rlimits":
+        return None  # without a uid of its own if need be (see _uid_switch_works)
+    if method == "bubblewrap" and os.geteuid() == 0 and shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is missing"
     tool = "bwrap" if method == "bubblewrap" else "unshare"
     if shutil.which(tool) is None:
-        return False
-    true = shutil.which("true") or "/bin/true"
-    uid = _UID_BASE - 1 if os.geteuid() == 0 else None
-    if method == "bubblewrap":
-        argv = _bwrap_argv([true], Path("/"), None, [], Limits(), uid)
-    else:
-        argv = _unshare_argv([true], uid)
+        return f"{tool} is not installed"
+    echo = [shutil.which("echo") or "/bin/echo", "arena-sandbox-ok"]
+    uid = LEASES.lease() if os.geteuid() == 0 else None
     try:
-        done = subprocess.run(argv, env={"PATH": _SYSTEM_PATH}, capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        with tempfile.TemporaryDirectory(prefix="arena-probe-") as scratch:
+            if uid is not None:
+                os.chown(scratch, uid, uid)
+            if method == "bubblewrap":
+                argv = _bwrap_argv(echo, Path("/"), None, [], Limits(), uid)
+            else:
+                argv = _unshare_argv(echo, Path("/"), Path(scratch), [], Limits(), uid)
+            try:
+                done = subprocess.run(
+                    argv,
+                    env={"PATH": _SYSTEM_PATH},
+                    capture_output=True,
+                    timeout=20,
+                    preexec_fn=_preexec(Limits(), uid is not None, None, nnp=method == "unshare"),
+                )
+            except (OSError, subprocess.SubprocessError) as exc:
+                return str(exc)
+    finally:
+        if uid is not None:
+            LEASES.release(uid)
+    if done.returncode != 0 or done.stdout != b"arena-sandbox-ok\n":
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return said[-1] if said else f"exit status {done.returncode}, no output"
+    return None
+
+
+@functools.cache
+def _uid_switch_works() -> bool:
+    """Whether this root may switch to a bot uid (a user namespace may not map it)."""
+    if os.geteuid() != 0:
         return False
+    uid = LEASES.lease()
+    true = shutil.which("true") or "/bin/true"
+    try:
+        done = subprocess.run(
+            [true], env={}, preexec_fn=_preexec(Limits(), True, uid, nnp=True), timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        LEASES.release(uid)
+    if done.returncode != 0:
+        log.warning("sandbox: this root cannot switch to uid %d; bots run as the arena's uid", uid)
     return done.returncode == 0
+
+
+def _setuid(tool: str) -> bool:
+    """Whether ``tool`` is installed setuid (``no_new_privs`` would break it)."""
+    found = shutil.which(tool)
+    try:
+        return found is not None and bool(os.stat(found).st_mode & stat.S_ISUID)
+    except OSError:
+        return False
 
 
 def _clean_env(path: str, scratch: Path) -> dict[str, str]:
     return {"PATH": path, "HOME": str(scratch), "TMPDIR": str(scratch), "LANG": "C.UTF-8"}
-
-
-def _bot_uid(limits: Limits) -> int:
-    if limits.uid is not None:
-        return limits.uid
-    return _UID_BASE + (os.getpid() % (1 << 22)) * 256 + next(_uid_counter) % 256
 
 
 def _give(scratch: Path, uid: int) -> None:
@@ -272,6 +658,226 @@ def _give(scratch: Path, uid: int) -> None:
     for root, dirs, files in os.walk(scratch):
         for name in [*dirs, *files]:
             os.lchown(os.path.join(root, name), uid, uid)
+
+
+# -- staging for rlimits ---------------------------------------------------------------------
+
+
+def reachable(path: str | Path) -> bool:
+    """Whether a uid of no group may reach ``path``: every folder on the way searchable."""
+    real = Path(os.path.realpath(path))
+    try:
+        for step in [*reversed(real.parents), real]:
+            mode = step.stat().st_mode
+            if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def stage_root() -> Path:
+    """The arena user's staging folder (0711: others may pass, not list), made if missing.
+
+    Refused (:class:`SandboxUnavailable`) when it exists but is not the arena user's own folder
+    closed to writes by others, since bots would run what is in it.
+    """
+    root = Path(os.environ.get("ARENA_STAGE_DIR") or f"/var/tmp/arena-stage-{os.geteuid()}")
+    try:
+        with contextlib.suppress(FileExistsError):
+            root.mkdir(mode=0o711, parents=True)
+        info = os.lstat(root)
+    except OSError as exc:
+        raise SandboxUnavailable(f"cannot make the staging folder {root}: {exc}") from exc
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise SandboxUnavailable(f"{root} is not a folder of the arena's own, closed to writes")
+    os.chmod(root, 0o711)
+    for sub in ("prefixes", "run"):
+        with contextlib.suppress(FileExistsError):
+            (root / sub).mkdir(mode=0o711)
+    _clear_stale_runs(root / "run")
+    return root
+
+
+_STALE_SECONDS = 3600.0
+
+
+@functools.cache
+def _clear_stale_runs(run: Path) -> None:
+    """Once per process: remove staged folders an arena that died left behind.
+
+    One is stale when no live process holds the uid it was made for (its owner for a scratch,
+    its group for a bot's folder) and it is over an hour old (so a folder another arena process
+    has staged for a bot it has not started yet is never taken).
+    """
+    busy = uids_in_use() | LEASES.leased()
+    try:
+        entries = list(os.scandir(run))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        uid = info.st_gid if entry.name.startswith("bot-") else info.st_uid
+        if uid not in busy and time.time() - info.st_mtime > _STALE_SECONDS:
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _stage(
+    inner: list[str], bot_dir: Path, scratch: Path, prefixes: list[str], lease: Lease
+) -> tuple[list[str], Path, Path, dict[str, str]] | None:
+    """Put what the bot's uid cannot reach where it can; None if it reaches everything.
+
+    Returns the translated argv, bot folder, scratch and environment.
+    """
+    hops = list(_links(inner[0]))
+    own = [p for p in prefixes if not any(_inside(p, d) for d in _SYSTEM_DIRS)]
+    need_prefixes = own and not all(reachable(h) for h in hops)
+    need_bot = not reachable(bot_dir) or not os.stat(bot_dir).st_mode & stat.S_IROTH
+    need_scratch = not reachable(scratch)
+    if not (need_prefixes or need_bot or need_scratch):
+        return None
+    assert lease.uid is not None
+    uid = lease.uid
+    root = stage_root()
+    mapping: dict[str, str] = {}
+    if need_prefixes:
+        try:
+            mapping = _staged_prefixes(tuple(own), root)
+        except OSError as exc:  # the arena's trouble (a full disk...), not the bot's fault
+            raise SandboxUnavailable(f"cannot stage {', '.join(own)} under {root}: {exc}") from exc
+    if need_bot:
+        run = Path(tempfile.mkdtemp(prefix="bot-", dir=root / "run"))
+        lease.staged.append(run)
+        copy = run / bot_dir.name
+        _copy_for(bot_dir, copy)
+        os.chown(run, 0, uid)
+        os.chmod(run, 0o750)
+        mapping[str(bot_dir)] = str(copy)
+        bot_dir = copy
+    if need_scratch:
+        own_scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root / "run"))
+        lease.staged.append(own_scratch)
+        os.chown(own_scratch, uid, uid)
+        scratch = own_scratch
+    argv = [_translate(arg, mapping) for arg in inner]
+    staged = [mapping[p] for p in own if p in mapping]
+    path = ":".join([*(p + "/bin" for p in staged if os.path.isdir(p + "/bin")), _SYSTEM_PATH])
+    env = _clean_env(path, scratch)
+    libs = [p + "/lib" for p in staged if os.path.isdir(p + "/lib")]
+    if libs:  # an interpreter linked with an absolute RUNPATH to its original prefix
+        env["LD_LIBRARY_PATH"] = ":".join(libs)
+    return argv, bot_dir, scratch, env
+
+
+def _translate(path: str, mapping: dict[str, str]) -> str:
+    for source, target in mapping.items():
+        if _inside(path, source):
+            return target + path[len(source) :]
+    return path
+
+
+def _copy_for(source: Path, target: Path) -> None:
+    """Copy a bot's folder so any uid may read it (owned by the arena, never by the bot)."""
+    shutil.copytree(source, target, symlinks=True)
+    for root, _dirs, files in os.walk(target):
+        os.chmod(root, 0o755)
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                executable = os.stat(path).st_mode & stat.S_IXUSR
+                os.chmod(path, 0o755 if executable else 0o644)
+
+
+_stage_lock = threading.Lock()
+
+
+def _staged_prefixes(prefixes: tuple[str, ...], root: Path) -> dict[str, str]:
+    """Each prefix mirrored under ``root`` as a tree of hard links: {prefix: its mirror}.
+
+    A mirror's name carries a signature of its source's folders, so a changed source (a
+    package installed, a file replaced) gets a new mirror; building one is atomic (a rename),
+    so arena processes sharing the cache never see half a mirror.
+    """
+    with _stage_lock:
+        mapping = {p: str(root / "prefixes" / _mirror_name(p)) for p in prefixes}
+        for prefix in prefixes:
+            target = Path(mapping[prefix])
+            if target.is_dir():
+                continue
+            building = Path(tempfile.mkdtemp(prefix=".build-", dir=root / "prefixes"))
+            try:
+                _mirror(Path(prefix), building, mapping)
+                os.chmod(building, 0o755)
+                try:
+                    os.rename(building, target)
+                except OSError:
+                    if not target.is_dir():  # not another arena process winning the race
+                        raise
+            finally:
+                shutil.rmtree(building, ignore_errors=True)
+        return mapping
+
+
+_SIGNATURE_DEPTH = 3
+"""How deep the signature of a prefix looks: ``lib/python3.X/site-packages`` is 3 down."""
+
+
+def _mirror_name(prefix: str) -> str:
+    """The mirror's name: the prefix's path and a signature of its top folders.
+
+    The signature covers the folders up to :data:`_SIGNATURE_DEPTH` below the prefix (names,
+    mtimes, inodes), where installing or removing a package shows (``bin``,
+    ``lib/python3.X/site-packages``); ``__pycache__`` folders are left out (Python writes there
+    as it imports). A file changed in place needs nothing: the mirror's hard link is that file.
+    Not seen: a file deeper down replaced by a new one (a rename); remove the mirror then.
+    """
+    digest = hashlib.sha256(prefix.encode())
+    top = prefix.rstrip("/").count("/")
+    for folder, dirs, _files in os.walk(prefix):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        if folder.count("/") - top >= _SIGNATURE_DEPTH:
+            dirs[:] = []
+        info = os.stat(folder)
+        digest.update(f"{folder}\0{info.st_mtime_ns}\0{info.st_ino}\n".encode())
+    return f"{Path(prefix).name}-{digest.hexdigest()[:20]}"
+
+
+def _mirror(source: Path, target: Path, mapping: dict[str, str]) -> None:
+    """Hard-link every file of ``source`` under ``target`` (copy across file systems).
+
+    Symlinks pointing into a mirrored prefix and a venv's ``pyvenv.cfg`` are rewritten to the
+    mirrors, so a venv mirrored with its base interpreter finds it.
+    """
+    can_link = True
+    for folder, dirs, files in os.walk(source):
+        rel = os.path.relpath(folder, source)
+        here = target if rel == "." else target / rel
+        for name in [*dirs, *files]:
+            src = os.path.join(folder, name)
+            dst = here / name
+            if os.path.islink(src):
+                link = os.readlink(src)
+                os.symlink(_translate(link, mapping) if os.path.isabs(link) else link, dst)
+            elif os.path.isdir(src):
+                dst.mkdir(mode=0o755)
+                os.chmod(dst, 0o755)
+            elif name == "pyvenv.cfg" and rel == ".":
+                text = Path(src).read_text()
+                for old, new in mapping.items():
+                    text = text.replace(old, new)
+                dst.write_text(text)
+                os.chmod(dst, 0o644)
+            elif os.path.isfile(src):
+                if can_link:
+                    try:
+                        os.link(src, dst)
+                        continue
+                    except OSError:
+                        can_link = False  # another file system (EXDEV), or links refused
+                shutil.copy2(src, dst)
 
 
 def _resolve_command(command: str, bot_dir: Path) -> str:
@@ -388,12 +994,51 @@ def _bwrap_argv(
     return [*argv, "--", *_drop_to(uid), *inner]
 
 
-def _unshare_argv(inner: list[str], uid: int | None) -> list[str]:
-    argv = ["unshare", "--net", "--ipc", "--uts", "--pid", "--fork", "--mount-proc"]
-    argv.append("--kill-child")
-    if uid is None:
-        argv.append("--user")
-    return [*argv, "--", *_drop_to(uid), *inner]
+def _unshare_argv(
+    inner: list[str],
+    bot_dir: Path,
+    scratch: Path | None,
+    prefixes: list[str],
+    limits: Limits,
+    uid: int | None,
+) -> list[str]:
+    """``unshare`` running :mod:`arena.jail` with the root to build, then ``inner``."""
+    argv = ["unshare", "--mount", "--net", "--ipc", "--uts", "--pid", "--fork", "--kill-child"]
+    if os.geteuid() != 0:
+        argv += ["--user", "--map-root-user"]  # root of a user namespace, to build the jail
+    spec = {"ops": _jail_ops(bot_dir, scratch, prefixes, limits), "cwd": str(bot_dir), "uid": uid}
+    launcher = [sys.executable or "python3", "-I", "-S", str(Path(jail.__file__).resolve())]
+    return [*argv, "--", *launcher, json.dumps(spec), "--", *inner]
+
+
+def _jail_ops(
+    bot_dir: Path, scratch: Path | None, prefixes: list[str], limits: Limits
+) -> list[list[Any]]:
+    """What :mod:`arena.jail` mounts, in order (see :func:`arena.jail.build`)."""
+    ops: list[list[Any]] = []
+    for directory in _SYSTEM_DIRS:
+        if os.path.islink(directory):
+            ops.append(["symlink", os.readlink(directory), directory])
+        elif os.path.isdir(directory):
+            ops.append(["ro", directory, True, directory])
+    ops.append(["dir", "/etc"])
+    for name in _ETC_FILES:
+        path = f"/etc/{name}"
+        if os.path.islink(path):
+            ops.append(["symlink", os.readlink(path), path])
+        elif os.path.exists(path):
+            ops.append(["ro", path, True, path])
+    size = max(1, limits.file_size_mb)
+    ops += [["proc", "/proc"], ["dev", size, "/dev"], ["tmpfs", size, "/tmp"]]
+    ops.append(["tmpfs", size, "/var/tmp"])
+    binds = [("ro", path) for path in [*prefixes, *limits.read_only]]
+    if str(bot_dir) != "/":
+        binds.append(("ro", str(bot_dir)))
+    if scratch is not None:
+        binds.append(("rw", str(scratch)))
+    for kind, path in sorted(binds, key=lambda bind: bind[1].count("/")):
+        ops.append([kind, os.path.realpath(path), False, path])
+    return ops
 
 
 def _drop_to(uid: int | None) -> list[str]:
@@ -407,6 +1052,7 @@ def _drop_to(uid: int | None) -> list[str]:
         "--clear-groups",
         "--inh-caps=-all",
         "--bounding-set=-all",
+        "--no-new-privs",
         "--",
     ]
 
@@ -420,8 +1066,9 @@ def _within_hard(which: int, soft: int, hard: int) -> tuple[int, int, int]:
     return which, soft, hard
 
 
-def _preexec(limits: Limits, own_uid: bool, switch_to: int | None) -> Callable[[], None]:
-    """Set the rlimits (and, for the plain rlimits method, the uid) in the forked child."""
+def _preexec(limits: Limits, own_uid: bool, switch_to: int | None, nnp: bool) -> Callable[[], None]:
+    """Set the rlimits, ``no_new_privs`` (when ``nnp``) and, for the plain rlimits method, the
+    uid (with no groups and no capabilities left) in the forked child."""
     mib = 1024 * 1024
     settings = [
         (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib),
@@ -438,9 +1085,13 @@ def _preexec(limits: Limits, own_uid: bool, switch_to: int | None) -> Callable[[
     def preexec() -> None:
         for which, soft, hard in settings:
             resource.setrlimit(which, (soft, hard))
+        if nnp:
+            jail.no_new_privs()
         if switch_to is not None:
+            jail.drop_bounding_set()
             os.setgroups([])
             os.setresgid(switch_to, switch_to, switch_to)
             os.setresuid(switch_to, switch_to, switch_to)
+            jail.clear_capabilities()
 
     return preexec
