@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.bots import BotError, BotKind, BotSpec
-from arena.executor import Interrupted, Progress, RunReport, WorkerLost, plan_more
+from arena.errors import ArenaSetupError
+from arena.executor import Interrupted, Progress, RunReport, WorkerLost, finish, plan_more
 from arena.league import League
 from arena.store import Planned
 
@@ -135,8 +136,10 @@ def run_league_dask(
 
     ``client`` (an open client) wins over ``scheduler`` (an address); with neither a
     ``LocalCluster`` of ``workers`` processes is started for the run. Raises
-    :class:`~arena.executor.Interrupted` on Ctrl-C and :class:`~arena.executor.WorkerLost` if
-    the scheduler gives a batch up (its workers kept dying).
+    :class:`~arena.executor.Interrupted` on Ctrl-C, :class:`~arena.executor.WorkerLost` if
+    the scheduler gives a batch up (its workers kept dying), and
+    :class:`~arena.errors.ArenaSetupError` when a worker cannot start a bot (a broken bot
+    cache, a missing sandbox tool): no bot is charged for the arena's failure.
     """
     config = league.config
     settings = config.executor
@@ -147,8 +150,7 @@ def run_league_dask(
     report.batches_planned += league.advance(ratings)
     pending: deque[Planned] = deque(league.unplayed())
     if not pending:
-        report.seconds = time.monotonic() - began
-        return report
+        return finish(league, report, began)
     distributed = _distributed()
     from arena.dask_worker import BundlePlugin, PoolPlugin, play_batch
 
@@ -218,6 +220,8 @@ def run_league_dask(
             live.discard(future)
             try:
                 item = future.result()
+            except ArenaSetupError:
+                raise  # the arena's own failure on a worker: stop, no bot to blame
             except distributed.KilledWorker as exc:
                 raise WorkerLost(
                     f"the cluster gave up a batch after its workers died ({exc}); run again to resume"
@@ -254,5 +258,4 @@ def run_league_dask(
             close()
     bar.update(done, force=True)
     bar.finish()
-    report.seconds = time.monotonic() - began
-    return report
+    return finish(league, report, began)
