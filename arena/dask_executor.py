@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from arena.bots import BotError, BotKind, BotSpec
+from arena.bots import BotKind, BotSpec
 from arena.errors import ArenaSetupError
 from arena.executor import Interrupted, Progress, RunReport, WorkerLost, finish, plan_more
 from arena.league import League
@@ -82,10 +82,7 @@ def ship(league: League, entrants: Sequence[int], shared: bool) -> Shipping:
         if entrant.source.startswith("builtin:") or shared:
             refs[bot] = BotRef(entrant.source)
             continue
-        try:
-            spec: BotSpec = league.bot_spec(entrant)
-        except BotError as exc:
-            raise DaskError(f"{entrant.name}: {exc}") from None
+        spec: BotSpec = league.bot_spec(entrant)
         if spec.kind is not BotKind.PROCESS or spec.directory is None:
             raise DaskError(f"{entrant.name} cannot run on a cluster")
         try:

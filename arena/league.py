@@ -26,6 +26,7 @@ from arena.botproc import Fault
 from arena.bots import MANIFEST, NAME_PATTERN, BotError, BotKind, BotSpec, load_bot
 from arena.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
 from arena.conformance import HINTS, changed_options, check_bot
+from arena.errors import ArenaSetupError
 from arena.games import JSON
 from arena.match import SeatFault
 from arena.rating import (
@@ -104,7 +105,7 @@ def read_regular(dir_fd: int, name: str, where: Path, limit: int) -> BotFile:
     return BotFile(data, stat.S_IMODE(info.st_mode))
 
 
-def bot_files(folder: Path, limit: int = MAX_BOT_BYTES) -> dict[str, BotFile]:
+def bot_files(folder: Path, limit: int | None = None) -> dict[str, BotFile]:
     """The files of a bot folder by relative path, sorted, caches and VCS folders left out.
 
     Symbolic links are refused (one could point anywhere, and copying it would bring a file from
@@ -112,6 +113,7 @@ def bot_files(folder: Path, limit: int = MAX_BOT_BYTES) -> dict[str, BotFile]:
     and folders. The walk goes by folder descriptors, so a folder swapped for a link while it
     is read is refused as well.
     """
+    limit = MAX_BOT_BYTES if limit is None else limit
     out: dict[str, BotFile] = {}
     total = 0
     try:
@@ -259,10 +261,17 @@ class League:
 
     def bot_spec(self, entrant: Entrant) -> BotSpec:
         """The entrant's bot; its ``source`` (in records, and the pool's key) is relative to the
-        league folder, so records do not depend on where the league lives."""
-        if entrant.source.startswith("builtin:"):
-            return load_bot(entrant.source)
-        return load_bot(entrant.source, base=self.folder.resolve())
+        league folder, so records do not depend on where the league lives.
+
+        A submitted bot that cannot be loaded any more (its copy in the league removed or
+        damaged) is the arena's trouble, not the bot's: :class:`ArenaSetupError`.
+        """
+        try:
+            if entrant.source.startswith("builtin:"):
+                return load_bot(entrant.source)
+            return load_bot(entrant.source, base=self.folder.resolve())
+        except BotError as exc:
+            raise ArenaSetupError(f"entrant {entrant.name} cannot be loaded: {exc}") from None
 
     def submit(
         self,
@@ -634,6 +643,7 @@ class League:
             "matches_planned": self.store.planned_matches(),
             "batches_rated": self.rated_batches(),
             "finished": self.finished(),
+            "stopped": self.stop_reason(),
             "games": games,
             "overall": [
                 {**who(bot), "score": round(score, 3), "games": n}
