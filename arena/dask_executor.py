@@ -7,8 +7,9 @@ record is committed as it comes back (``as_completed``), exactly as the local ex
 * **Bots travel by content hash.** Each submitted bot folder is packed into a deterministic tar,
   named by the SHA-256 of its bytes, and installed on every worker by a small worker plugin
   (also on workers that join later), which unpacks it once into a cache folder on the worker's
-  machine (``$ARENA_BOT_CACHE``, default ``$TMPDIR/arena-bot-cache-UID/HASH``); a later run with
-  the same bot finds it there. With ``[executor] bots = "shared"`` the workers read the bots
+  machine (``$ARENA_BOT_CACHE``, default ``$TMPDIR/arena-bot-cache-UID/HASH``, private to the
+  arena's user); a later run with the same bot finds it there, and uses it once it matches the
+  bundle file for file. With ``[executor] bots = "shared"`` the workers read the bots
   from ``shared_folder`` (the league folder as the workers see it) instead.
 * **Bot processes live across matches.** A second plugin holds one
   :class:`~arena.pool.BotPool` per worker thread; it is closed when the run ends (the plugin
