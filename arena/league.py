@@ -13,7 +13,6 @@ import hashlib
 import io
 import itertools
 import os
-import shutil
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -321,7 +320,7 @@ class League:
         if copy_from:
             target = self.folder / BOTS_DIR / f"{name}-{version[:12]}"
             if target.exists():
-                shutil.rmtree(target)
+                remove_tree(target)
             for rel, data in copy_from.items():
                 dest = target / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)

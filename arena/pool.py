@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -209,6 +210,8 @@ def check_runnable(bot: BotSpec) -> None:
     if folder is None or not os.path.isdir(folder) or not os.access(folder, os.R_OK | os.X_OK):
         raise ArenaSetupError(f"cannot start {bot.name}: its folder {folder} is not readable")
     program = bot.command[0] if bot.command else ""
+    if program and not os.path.isabs(program):  # a bare name (load_bot resolves every path)
+        program = shutil.which(program) or program
     if not os.path.isabs(program) or not os.path.isfile(program):
         raise ArenaSetupError(f"cannot start {bot.name}: its program {program!r} does not exist")
     inside = os.path.realpath(program).startswith(os.path.realpath(folder) + os.sep)
