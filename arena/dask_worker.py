@@ -67,16 +67,18 @@ def pack(folder: Path, arcname: str) -> bytes:
     return out.getvalue()
 
 
-CACHE_MODE = 0o700
+CACHE_MODE = 0o711
+"""Only the arena lists or writes the cache; a bot's uid (the arena being root) passes through
+to read its own folder, as under the sandbox's unshare and rlimits methods it must."""
 
 
 def cache_root() -> Path:
     """Where workers keep unpacked bots (one folder per content hash), shared by the workers of
     a machine: ``$ARENA_BOT_CACHE``, or ``arena-bot-cache-UID`` in the temp folder.
 
-    The folder must belong to the arena's user with mode 0700: one planted by someone else (in a
-    shared ``/tmp`` anyone may create that name first) is replaced, or refused with
-    :class:`BundleError` if it cannot be.
+    The folder must belong to the arena's user with mode 0711 (only that user lists or writes
+    it): one planted by someone else (in a shared ``/tmp`` anyone may create that name first) is
+    replaced, or refused with :class:`BundleError` if it cannot be.
     """
     env = os.environ.get("ARENA_BOT_CACHE")
     root = Path(env) if env else Path(tempfile.gettempdir()) / f"arena-bot-cache-{os.geteuid()}"
@@ -100,6 +102,7 @@ def unpack(digest: str, data: bytes, root: Path | None = None) -> Path:
     for _ in range(3):
         if os.path.lexists(final):
             if matches(final, data):
+                final.chmod(0o755)  # an entry of an older arena may be 0700, closed to bots
                 return final
             if not remove_tree(final):
                 break
@@ -107,6 +110,7 @@ def unpack(digest: str, data: bytes, root: Path | None = None) -> Path:
         try:
             with tarfile.open(fileobj=io.BytesIO(data)) as tar:
                 tar.extractall(scratch, filter="data")
+            scratch.chmod(0o755)  # mkdtemp made it 0700; a bot's own uid must reach its folder
             with contextlib.suppress(OSError):  # another worker may have won the race
                 os.rename(scratch, final)
         finally:

