@@ -3,9 +3,10 @@ arena left behind.
 
 Each bot process gets a private scratch folder (its ``HOME`` and ``TMPDIR``) inside the arena's
 per-user root, ``$TMPDIR/arena-<uid>/`` (mode 0711: a bot's uid can reach its own folder but not
-list the others). A folder's name starts with the pid and start time of the arena process that
-made it, so a later arena can tell the folders of a dead one (killed with ``kill -9``, out of
-memory) from those of one still running, and :func:`sweep` removes the former.
+list the others). A folder's name starts with the pid, start time and pid namespace of the
+arena process that made it, so a later arena can tell the folders of a dead one (killed with
+``kill -9``, out of memory) from those of one still running, and :func:`sweep` removes the
+former.
 
 Removal must survive anything a bot leaves: a tree thousands of levels deep, paths longer than
 ``PATH_MAX``, symbolic links to elsewhere, folders without permissions. :func:`remove_tree` walks
@@ -276,10 +277,19 @@ def start_time(pid: int) -> int | None:
         return None
 
 
+def pid_namespace() -> int:
+    """This process's pid namespace (0 if unknown): pids of another one are not comparable."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
 def owner_prefix() -> str:
-    """The start of the names of this process's scratch folders: ``<pid>-<start time>-``."""
+    """The start of the names of this process's scratch folders:
+    ``<pid>-<start time>-<pid namespace>-``."""
     pid = os.getpid()
-    return f"{pid}-{start_time(pid) or 0}-"
+    return f"{pid}-{start_time(pid) or 0}-{pid_namespace()}-"
 
 
 def make_scratch(root: Path, label: str) -> Path:
@@ -292,13 +302,17 @@ def make_scratch(root: Path, label: str) -> Path:
 
 
 def owner_alive(name: str) -> bool:
-    """Whether the process that made scratch folder ``name`` still runs (True if unsure)."""
-    pid_text, _, rest = name.partition("-")
-    started_text, _, _ = rest.partition("-")
-    if not (pid_text.isdigit() and started_text.isdigit()):
-        return True  # not a name this module gives: not ours to judge
-    started = start_time(int(pid_text))
-    return started is not None and (int(started_text) == 0 or started == int(started_text))
+    """Whether the process that made scratch folder ``name`` still runs (True if unsure: a
+    name this module does not give, or a process of another pid namespace, e.g. a container
+    sharing this temp folder)."""
+    fields = name.split("-", 3)
+    if len(fields) < 4 or not all(f.isdigit() for f in fields[:3]):
+        return True
+    pid, started, namespace = (int(f) for f in fields[:3])
+    if namespace != pid_namespace():
+        return True
+    now = start_time(pid)
+    return now is not None and (started == 0 or now == started)
 
 
 def sweep(root: Path) -> list[str]:

@@ -265,3 +265,34 @@ def test_sigterm_to_arena_play_stops_its_bots_and_removes_their_scratch(
             arena.kill()
             arena.wait()
         kill_groups(groups)
+
+
+def test_only_folders_of_dead_arenas_of_this_pid_namespace_are_swept(temp_root: Path) -> None:
+    root = temp_root / "arena"
+    root.mkdir()
+    mine = owner_prefix() + "bot-x"
+    pid, started, namespace, _ = mine.split("-", 3)
+    dead = f"{pid}-{int(started) + 1}-{namespace}-bot-y"  # the same pid, another process
+    elsewhere = f"{pid}-{int(started) + 1}-{int(namespace) + 1}-bot-z"  # another container's
+    stranger = "not-an-arena-folder"
+    for name in (mine, dead, elsewhere, stranger):
+        (root / name).mkdir()
+    assert sweep(root) == [dead]
+    assert sorted(os.listdir(root)) == sorted([mine, elsewhere, stranger])
+
+
+@pytest.mark.slow
+def test_arena_play_survives_a_deep_scratch_and_a_bot_that_ignores_bye(
+    temp_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    monkeypatch.setattr(tempfile, "tempdir", str(temp_root))
+    bots = [str(TEST_BOTS / "deep_scratch"), str(TEST_BOTS / "ignores_bye.py")]
+    result = CliRunner().invoke(
+        main, ["play", "take5", *bots, "--quiet", "--option", "max_rounds=1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert os.listdir(temp_root / f"arena-{os.geteuid()}") == []
