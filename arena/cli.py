@@ -16,6 +16,7 @@ from arena.botproc import Fault, RunLimits, TimeLimits
 from arena.bots import BotError, BotSpec, load_bot
 from arena.config import ConfigError, load_config
 from arena.conformance import HINTS, changed_options, check_bot
+from arena.errors import ArenaSetupError
 from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
@@ -48,7 +49,21 @@ def final_table(state: State, names: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class ArenaGroup(click.Group):
+    """The main group: an :class:`ArenaSetupError` from any command (the arena, not a bot,
+    failed) becomes one line on stderr and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ArenaSetupError as exc:
+            raise click.ClickException(f"the arena cannot run bots here: {exc}") from None
+
+
+@click.group(
+    cls=ArenaGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(
     __version__, prog_name="arena", message=f"%(prog)s %(version)s; {native.describe()}"
 )

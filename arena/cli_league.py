@@ -126,6 +126,8 @@ def play(
         f"({report.rate:.1f}/s), {report.processes_started} bot processes started; "
         f"{lg.store.played_count()} in the league"
     )
+    if report.stopped:
+        click.echo(report.stopped)
 
 
 @league.command("status")
@@ -145,6 +147,8 @@ def render_standings(summary: dict[str, object]) -> str:
     """The standings as plain text tables."""
     lines: list[str] = []
     state = "finished" if summary["finished"] else "in progress"
+    if str(summary.get("stopped", "")).startswith("stopped"):
+        state = str(summary["stopped"])  # not finished: it cannot go on (e.g. all suspended)
     lines.append(
         f"league {summary['league']}: {summary['matches_played']}/{summary['matches_planned']} "
         f"planned matches played, {summary['batches_rated']} batches rated ({state})"

@@ -7,8 +7,9 @@ record is committed as it comes back (``as_completed``), exactly as the local ex
 * **Bots travel by content hash.** Each submitted bot folder is packed into a deterministic tar,
   named by the SHA-256 of its bytes, and installed on every worker by a small worker plugin
   (also on workers that join later), which unpacks it once into a cache folder on the worker's
-  machine (``$ARENA_BOT_CACHE``, default ``$TMPDIR/arena-bot-cache-UID/HASH``); a later run with
-  the same bot finds it there. With ``[executor] bots = "shared"`` the workers read the bots
+  machine (``$ARENA_BOT_CACHE``, default ``$TMPDIR/arena-bot-cache-UID/HASH``, private to the
+  arena's user); a later run with the same bot finds it there, and uses it once it matches the
+  bundle file for file. With ``[executor] bots = "shared"`` the workers read the bots
   from ``shared_folder`` (the league folder as the workers see it) instead.
 * **Bot processes live across matches.** A second plugin holds one
   :class:`~arena.pool.BotPool` per worker thread; it is closed when the run ends (the plugin
@@ -31,8 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from arena.bots import BotError, BotKind, BotSpec
-from arena.executor import Interrupted, Progress, RunReport, WorkerLost, plan_more
+from arena.bots import BotKind, BotSpec
+from arena.errors import ArenaSetupError
+from arena.executor import Interrupted, Progress, RunReport, WorkerLost, finish, plan_more
 from arena.league import League
 from arena.store import Planned
 
@@ -81,10 +83,7 @@ def ship(league: League, entrants: Sequence[int], shared: bool) -> Shipping:
         if entrant.source.startswith("builtin:") or shared:
             refs[bot] = BotRef(entrant.source)
             continue
-        try:
-            spec: BotSpec = league.bot_spec(entrant)
-        except BotError as exc:
-            raise DaskError(f"{entrant.name}: {exc}") from None
+        spec: BotSpec = league.bot_spec(entrant)
         if spec.kind is not BotKind.PROCESS or spec.directory is None:
             raise DaskError(f"{entrant.name} cannot run on a cluster")
         try:
@@ -135,8 +134,10 @@ def run_league_dask(
 
     ``client`` (an open client) wins over ``scheduler`` (an address); with neither a
     ``LocalCluster`` of ``workers`` processes is started for the run. Raises
-    :class:`~arena.executor.Interrupted` on Ctrl-C and :class:`~arena.executor.WorkerLost` if
-    the scheduler gives a batch up (its workers kept dying).
+    :class:`~arena.executor.Interrupted` on Ctrl-C, :class:`~arena.executor.WorkerLost` if
+    the scheduler gives a batch up (its workers kept dying), and
+    :class:`~arena.errors.ArenaSetupError` when a worker cannot start a bot (a broken bot
+    cache, a missing sandbox tool): no bot is charged for the arena's failure.
     """
     config = league.config
     settings = config.executor
@@ -147,8 +148,7 @@ def run_league_dask(
     report.batches_planned += league.advance(ratings)
     pending: deque[Planned] = deque(league.unplayed())
     if not pending:
-        report.seconds = time.monotonic() - began
-        return report
+        return finish(league, report, began)
     distributed = _distributed()
     from arena.dask_worker import BundlePlugin, PoolPlugin, play_batch
 
@@ -218,6 +218,8 @@ def run_league_dask(
             live.discard(future)
             try:
                 item = future.result()
+            except ArenaSetupError:
+                raise  # the arena's own failure on a worker: stop, no bot to blame
             except distributed.KilledWorker as exc:
                 raise WorkerLost(
                     f"the cluster gave up a batch after its workers died ({exc}); run again to resume"
@@ -254,5 +256,4 @@ def run_league_dask(
             close()
     bar.update(done, force=True)
     bar.finish()
-    report.seconds = time.monotonic() - began
-    return report
+    return finish(league, report, began)

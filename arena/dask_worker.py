@@ -10,7 +10,7 @@ import contextlib
 import hashlib
 import io
 import os
-import shutil
+import stat
 import tarfile
 import tempfile
 import threading
@@ -23,13 +23,16 @@ from distributed import WorkerPlugin, get_worker
 
 from arena.botproc import RunLimits
 from arena.bots import BotSpec, load_bot
+from arena.errors import ArenaSetupError
 from arena.games import JSON
 from arena.match import MatchSpec, run_match
 from arena.pool import BotPool
+from arena.scratch import private_folder, remove_tree
 
 
-class BundleError(Exception):
-    """A bot bundle that is damaged or missing on a worker."""
+class BundleError(ArenaSetupError):
+    """A bot bundle that is damaged or missing on a worker, or a cache it cannot use: the
+    arena's trouble, never a bot's."""
 
 
 # -- bots, by content hash --------------------------------------------------------------------
@@ -64,36 +67,110 @@ def pack(folder: Path, arcname: str) -> bytes:
     return out.getvalue()
 
 
+CACHE_MODE = 0o711
+"""Only the arena lists or writes the cache; a bot's uid (the arena being root) passes through
+to read its own folder, as under the sandbox's unshare and rlimits methods it must."""
+
+
 def cache_root() -> Path:
     """Where workers keep unpacked bots (one folder per content hash), shared by the workers of
-    a machine."""
+    a machine: ``$ARENA_BOT_CACHE``, or ``arena-bot-cache-UID`` in the temp folder.
+
+    The folder must belong to the arena's user with mode 0711 (only that user lists or writes
+    it): one planted by someone else (in a shared ``/tmp`` anyone may create that name first) is
+    replaced, or refused with :class:`BundleError` if it cannot be.
+    """
     env = os.environ.get("ARENA_BOT_CACHE")
-    if env:
-        return Path(env)
-    return Path(tempfile.gettempdir()) / f"arena-bot-cache-{os.getuid()}"
+    root = Path(env) if env else Path(tempfile.gettempdir()) / f"arena-bot-cache-{os.geteuid()}"
+    try:
+        return private_folder(root, CACHE_MODE)
+    except ArenaSetupError as exc:
+        raise BundleError(f"the bot cache is unusable: {exc}") from None
 
 
 def unpack(digest: str, data: bytes, root: Path | None = None) -> Path:
-    """The folder holding bundle ``digest``, unpacked now unless a previous run did."""
-    root = root or cache_root()
-    final = root / digest
-    if final.is_dir():
-        return final
+    """The folder holding bundle ``digest``, unpacked now unless a previous run did.
+
+    A folder already there is used only if it holds exactly the bundle's files with the same
+    bytes (:func:`matches`); anything else (a damaged entry, another bot planted under this
+    digest) is removed and the bundle unpacked again.
+    """
     if hashlib.sha256(data).hexdigest() != digest:
         raise BundleError(f"bot bundle {digest[:12]} arrived damaged")
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=root))
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            tar.extractall(scratch, filter="data")
+    root = private_folder(root, CACHE_MODE) if root is not None else cache_root()
+    final = root / digest
+    for _ in range(3):
+        if os.path.lexists(final):
+            if matches(final, data):
+                final.chmod(0o755)  # an entry of an older arena may be 0700, closed to bots
+                return final
+            if not remove_tree(final):
+                break
+        scratch = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=root))
         try:
-            os.rename(scratch, final)  # atomic: another worker may have won the race
-        except OSError:
-            if not final.is_dir():
-                raise
+            with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+                tar.extractall(scratch, filter="data")
+            scratch.chmod(0o755)  # mkdtemp made it 0700; a bot's own uid must reach its folder
+            with contextlib.suppress(OSError):  # another worker may have won the race
+                os.rename(scratch, final)
+        finally:
+            remove_tree(scratch)
+    if os.path.lexists(final) and matches(final, data):
+        return final
+    raise BundleError(f"cannot install bot bundle {digest[:12]} in {root}")
+
+
+def matches(folder: Path, data: bytes) -> bool:
+    """Whether ``folder`` holds exactly the files and folders of the tar ``data``, byte for
+    byte, with no link anywhere (checked through descriptors, never following a link)."""
+    expected: dict[str, bytes | None] = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for member in tar.getmembers():
+            for parent in Path(os.path.normpath(member.name)).parents[:-1]:
+                expected.setdefault(str(parent), None)  # made by extraction if not listed
+            if member.isdir():
+                expected[os.path.normpath(member.name)] = None
+            elif member.isfile():
+                handle = tar.extractfile(member)
+                expected[os.path.normpath(member.name)] = handle.read() if handle else b""
+            else:
+                return False  # pack() makes no links; extractall(filter="data") would refuse
+    try:
+        found = _tree(folder)
+    except OSError:
+        return False
+    return found == expected
+
+
+def _tree(folder: Path) -> dict[str, bytes | None]:
+    """Every entry under ``folder``: a file's bytes, None for a folder; OSError on a link."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    top = os.open(folder, flags | os.O_DIRECTORY)
+    out: dict[str, bytes | None] = {}
+    stack = [(top, "")]
+    try:
+        while stack:
+            fd, rel = stack.pop()
+            try:
+                with os.scandir(fd) as entries:
+                    names = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+                for name, is_dir in names:
+                    path = f"{rel}{name}"
+                    if is_dir:
+                        out[path] = None
+                        stack.append((os.open(name, flags | os.O_DIRECTORY, dir_fd=fd), path + "/"))
+                        continue
+                    handle = os.open(name, flags | os.O_NONBLOCK, dir_fd=fd)
+                    with os.fdopen(handle, "rb") as file:
+                        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                            raise OSError(f"{path} is not a regular file")
+                        out[path] = file.read()
+            finally:
+                os.close(fd)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return final
+        for fd, _ in stack:
+            os.close(fd)
+    return out
 
 
 class BundlePlugin(WorkerPlugin):

@@ -16,7 +16,6 @@ import contextlib
 import os
 import pickle
 import queue
-import shutil
 import signal
 import sys
 import time
@@ -75,8 +74,8 @@ def _stop_worker(signum: int, frame: object) -> None:
         with contextlib.suppress(OSError):
             os.kill(child, signal.SIGKILL)
     for pool in (_POOL, _MATCH_POOL):
-        for folder in list(getattr(pool, "_scratch", {}).values()):
-            shutil.rmtree(folder, ignore_errors=True)
+        if pool is not None:
+            pool.remove_scratch()
     os._exit(1)
 
 
@@ -143,6 +142,8 @@ class RunReport:
     seconds: float = 0.0
     processes_started: int = 0
     batches_planned: list[int] = field(default_factory=list)
+    stopped: str = ""
+    """Why the run ended (:meth:`League.stop_reason`, or that ``max_new`` matches were played)."""
 
     @property
     def rate(self) -> float:
@@ -215,7 +216,9 @@ def run_league(
 ) -> RunReport:
     """Play the league until it is finished (or ``max_new`` matches are played this run).
 
-    Raises :class:`Interrupted` on Ctrl-C after stopping the workers.
+    Raises :class:`Interrupted` on Ctrl-C after stopping the workers, and
+    :class:`~arena.errors.ArenaSetupError` (from a worker) when the arena cannot start a bot:
+    that match is not recorded, and no bot is charged for it.
     """
     config = league.config
     workers = workers or config.workers
@@ -236,8 +239,7 @@ def run_league(
 
     pending: deque[Planned] = deque(league.unplayed())
     if not pending:
-        report.seconds = time.monotonic() - began
-        return report
+        return finish(league, report, began)
     seats: dict[str, tuple[int, ...]] = {}
     done = league.store.played_count()
     bar = Progress(progress, max(config.schedule.max_matches, done + len(pending)), done)
@@ -310,7 +312,13 @@ def run_league(
         raise
     bar.update(done, force=True)
     bar.finish()
+    return finish(league, report, began)
+
+
+def finish(league: League, report: RunReport, began: float) -> RunReport:
+    """Complete ``report`` at the end of a run: its time and why it stopped."""
     report.seconds = time.monotonic() - began
+    report.stopped = league.stop_reason() or "stopped: the run's match limit is played"
     return report
 
 

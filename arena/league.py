@@ -8,10 +8,12 @@ transaction, so a killed arena never leaves them half done), and the standings.
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import itertools
-import shutil
+import os
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +22,10 @@ from typing import Any
 import orjson
 
 from arena.botproc import Fault
-from arena.bots import NAME_PATTERN, BotError, BotKind, BotSpec, load_bot
+from arena.bots import MANIFEST, NAME_PATTERN, BotError, BotKind, BotSpec, load_bot
 from arena.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
 from arena.conformance import HINTS, changed_options, check_bot
+from arena.errors import ArenaSetupError
 from arena.games import JSON
 from arena.match import SeatFault
 from arena.rating import (
@@ -34,6 +37,7 @@ from arena.rating import (
     solo_scores,
 )
 from arena.schedule import plan_batch, trim_to_budget
+from arena.scratch import remove_tree
 from arena.store import Entrant, Planned, Store
 
 DB_FILE = "league.db"
@@ -51,32 +55,129 @@ class LeagueError(Exception):
     """Something the user asked for cannot be done; the message says why."""
 
 
-def bot_files(folder: Path) -> list[Path]:
-    """The files of a bot folder, sorted, caches and VCS folders left out.
+@dataclass(frozen=True)
+class BotFile:
+    """One file a submission copies into the league, as it was read."""
 
-    Symbolic links are refused: one could point anywhere, and copying it would bring a file
-    from outside the bot into the league, where the bot could read it.
+    data: bytes
+    mode: int
+    """Its permission bits (the executable bits are kept in the copy)."""
+
+
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def read_regular(dir_fd: int, name: str, where: Path, limit: int) -> BotFile:
+    """The regular file ``name`` of the open folder ``dir_fd``, read through no link.
+
+    Every file a submission copies comes through here, wherever it lives: a link could lead
+    anywhere (``/etc/shadow``), and copying it would publish that file in the league. Fifos
+    and devices are refused too (reading one could hang or never end), and so is a file larger
+    than ``limit`` bytes.
     """
-    out = []
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LeagueError(
+                f"{where} is a symbolic link; a bot may hold only files (copy the file in)"
+            ) from None
+        raise LeagueError(f"cannot read {where}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise LeagueError(f"{where} is not a regular file; a bot may hold only files")
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise LeagueError(f"{where}: the bot's files come to more than {MAX_BOT_BYTES >> 20} MiB")
+    return BotFile(data, stat.S_IMODE(info.st_mode))
+
+
+def bot_files(folder: Path, limit: int | None = None) -> dict[str, BotFile]:
+    """The files of a bot folder by relative path, sorted, caches and VCS folders left out.
+
+    Symbolic links are refused (one could point anywhere, and copying it would bring a file from
+    outside the bot into the league, where the bot could read it), and so is anything but files
+    and folders. The walk goes by folder descriptors, so a folder swapped for a link while it
+    is read is refused as well.
+    """
+    limit = MAX_BOT_BYTES if limit is None else limit
+    out: dict[str, BotFile] = {}
     total = 0
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder)
-        if any(part in IGNORED for part in rel.parts) or path.suffix == ".pyc":
-            continue
-        if path.is_symlink():
-            raise LeagueError(f"{path} is a symbolic link; a bot folder may hold only files")
-        if path.is_file():
-            total += path.stat().st_size
-            if total > MAX_BOT_BYTES:
-                raise LeagueError(f"{folder} holds more than {MAX_BOT_BYTES >> 20} MiB")
-            out.append(path)
-    return out
+    try:
+        top = os.open(folder, _DIR_FLAGS & ~os.O_NOFOLLOW)
+    except OSError as exc:
+        raise LeagueError(f"cannot read {folder}: {exc.strerror}") from None
+    stack: list[tuple[int, str]] = [(top, "")]
+    try:
+        while stack:
+            fd, rel = stack.pop()
+            try:
+                with os.scandir(fd) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
+                for entry in entries:
+                    name = f"{rel}{entry.name}"
+                    where = folder / name
+                    if entry.name in IGNORED or entry.name.endswith(".pyc"):
+                        continue
+                    if entry.is_symlink():
+                        raise LeagueError(
+                            f"{where} is a symbolic link; a bot folder may hold only files"
+                        )
+                    if entry.is_dir(follow_symlinks=False):
+                        try:
+                            below = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
+                        except OSError as exc:
+                            raise LeagueError(f"cannot read {where}: {exc.strerror}") from None
+                        stack.append((below, f"{name}/"))
+                        continue
+                    found = read_regular(fd, entry.name, where, limit - total)
+                    total += len(found.data)
+                    out[name] = found
+            finally:
+                os.close(fd)
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
+    return dict(sorted(out.items()))
 
 
-def uses_parent_helper(folder: Path) -> bool:
-    if (folder / HELPER).exists() or not (folder.parent / HELPER).is_file():
+def uses_parent_helper(files: Mapping[str, BotFile]) -> bool:
+    """Whether a bot (its files as read) imports the helper without holding a copy."""
+    if HELPER in files:
         return False
-    return any("arenabot" in p.read_text("utf-8", "replace") for p in folder.glob("*.py"))
+    return any(b"arenabot" in f.data for rel, f in files.items() if rel.endswith(".py"))
+
+
+def read_beside(path: Path, limit: int) -> BotFile | None:
+    """The regular file at ``path``, read through no link; None if there is none."""
+    try:
+        parent = os.open(path.parent, _DIR_FLAGS & ~os.O_NOFOLLOW)
+    except OSError as exc:
+        raise LeagueError(f"cannot read {path.parent}: {exc.strerror}") from None
+    try:
+        os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        os.close(parent)
+        return None
+    except OSError as exc:
+        os.close(parent)
+        raise LeagueError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return read_regular(parent, path.name, path, limit)
+    finally:
+        os.close(parent)
 
 
 def content_hash(files: Mapping[str, bytes]) -> str:
@@ -159,10 +260,17 @@ class League:
 
     def bot_spec(self, entrant: Entrant) -> BotSpec:
         """The entrant's bot; its ``source`` (in records, and the pool's key) is relative to the
-        league folder, so records do not depend on where the league lives."""
-        if entrant.source.startswith("builtin:"):
-            return load_bot(entrant.source)
-        return load_bot(entrant.source, base=self.folder.resolve())
+        league folder, so records do not depend on where the league lives.
+
+        A submitted bot that cannot be loaded any more (its copy in the league removed or
+        damaged) is the arena's trouble, not the bot's: :class:`ArenaSetupError`.
+        """
+        try:
+            if entrant.source.startswith("builtin:"):
+                return load_bot(entrant.source)
+            return load_bot(entrant.source, base=self.folder.resolve())
+        except BotError as exc:
+            raise ArenaSetupError(f"entrant {entrant.name} cannot be loaded: {exc}") from None
 
     def submit(
         self,
@@ -188,12 +296,14 @@ class League:
             name = validate_name(f"builtin-{spec.name}" if name is None else name)
             version, author, label, source = "builtin", author or "arena", "builtin", text
             copy_from: dict[str, bytes] = {}
+            read: dict[str, BotFile] = {}
         else:
             name = validate_name(spec.name if name is None else name)
             assert spec.directory is not None
             author = author if author is not None else spec.author
             label = spec.version
-            copy_from = self._bot_files(Path(text), spec)
+            read = self._bot_files(Path(text), spec)
+            copy_from = {rel: f.data for rel, f in read.items()}
             version = content_hash(copy_from)
             source = ""
         existing = [e for e in self.entrants() if e.name == name]
@@ -210,27 +320,25 @@ class League:
         if copy_from:
             target = self.folder / BOTS_DIR / f"{name}-{version[:12]}"
             if target.exists():
-                shutil.rmtree(target)
+                remove_tree(target)
             for rel, data in copy_from.items():
                 dest = target / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(data)
             entry = Path(text)
-            if entry.is_file() and entry.name != "bot.toml":
-                (target / entry.name).chmod(entry.stat().st_mode & 0o777)
+            if entry.name != MANIFEST and not entry.is_dir():
                 source = str((target / entry.name).relative_to(self.folder))
             else:
                 source = str(target.relative_to(self.folder))
-            for rel in copy_from:
-                original = (entry if entry.is_dir() else entry.parent) / rel
-                if original.is_file() and original.stat().st_mode & 0o111:
-                    (target / rel).chmod(original.stat().st_mode & 0o777)
+            for rel, found in read.items():
+                if found.mode & 0o111:
+                    (target / rel).chmod(found.mode & 0o755)
         try:
             spec = self._load_source(source)
             checked = tuple(self.conformance(spec, games)) if check else ()
-        except LeagueError:
+        except BaseException:  # a failed check, or the arena's own failure (ArenaSetupError)
             if copy_from:
-                shutil.rmtree(self.folder / BOTS_DIR / f"{name}-{version[:12]}", ignore_errors=True)
+                remove_tree(self.folder / BOTS_DIR / f"{name}-{version[:12]}")
             raise
         bot_id = self.store.add_entrant(
             name,
@@ -246,13 +354,22 @@ class League:
             entrant, previous if previous and previous.status != "withdrawn" else None, checked
         )
 
-    def _bot_files(self, path: Path, spec: BotSpec) -> dict[str, bytes]:
-        if path.is_file() and path.name != "bot.toml":
-            return {path.name: path.read_bytes()}
+    def _bot_files(self, path: Path, spec: BotSpec) -> dict[str, BotFile]:
+        """Every file the submission copies, each read by :func:`read_regular`'s rules."""
+        if path.name != MANIFEST and not path.is_dir():
+            found = read_beside(Path(os.path.abspath(path)), MAX_BOT_BYTES)
+            if found is None:
+                raise LeagueError(f"{path} does not exist")
+            return {path.name: found}
         folder = path if path.is_dir() else path.parent
-        files = {str(p.relative_to(folder)): p.read_bytes() for p in bot_files(folder)}
-        if uses_parent_helper(folder):
-            files[HELPER] = (folder.parent / HELPER).read_bytes()
+        files = bot_files(folder)
+        if uses_parent_helper(files):
+            total = sum(len(f.data) for f in files.values())
+            helper = read_beside(
+                Path(os.path.abspath(folder)).parent / HELPER, MAX_BOT_BYTES - total
+            )
+            if helper is not None:
+                files[HELPER] = helper
         if not files:
             raise LeagueError(f"{path} holds no files")
         return files
@@ -445,6 +562,27 @@ class League:
     def finished(self) -> bool:
         return not self.store.unplayed()
 
+    def stop_reason(self) -> str:
+        """Why no match is left to play ("" while some are): the budget, the stopping rule, or
+        too few active entrants to seat a table (naming who is suspended or withdrawn)."""
+        if self.store.unplayed():
+            return ""
+        budget = self.config.schedule.max_matches
+        if self.store.planned_matches() >= budget:
+            return f"finished: the budget of {budget} matches is played"
+        active = [e for e in self.entrants() if e.active]
+        seatable = any(
+            (1 if min(game.seats) == 1 else 2) <= sum(1 for e in active if game.name in e.games)
+            for game in self.config.games
+        )
+        if not seatable:
+            held = [e for e in self.entrants() if e.status in ("suspended", "withdrawn")]
+            why = "; ".join(f"{e.name} {e.status}: {e.reason}" for e in held)
+            return f"stopped: too few active entrants to seat a table ({len(active)} active)" + (
+                f"; {why}" if why else ""
+            )
+        return "finished: the stopping rule is met (the ratings are settled)"
+
     # -- standings and export -------------------------------------------------------------
 
     def standings(self) -> list[GameStandings]:
@@ -504,6 +642,7 @@ class League:
             "matches_planned": self.store.planned_matches(),
             "batches_rated": self.rated_batches(),
             "finished": self.finished(),
+            "stopped": self.stop_reason(),
             "games": games,
             "overall": [
                 {**who(bot), "score": round(score, 3), "games": n}

@@ -6,11 +6,16 @@ The league's workers each hold one :class:`BotPool` for their whole life and pas
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
-import tempfile
+import signal
+import subprocess
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 
 from arena.botproc import (
     Agent,
@@ -23,7 +28,9 @@ from arena.botproc import (
     RunLimits,
 )
 from arena.bots import BotKind, BotSpec, FirstAgent, RandomAgent
-from arena.sandbox import confine
+from arena.errors import ArenaSetupError
+from arena.sandbox import SandboxUnavailable, confine
+from arena.scratch import default_root, make_scratch, remove_tree, sweep
 
 
 class BotPool:
@@ -34,23 +41,34 @@ class BotPool:
     distinct bots needs one process per bot per worker, whatever the seating.
 
     Use it as a context manager, or call :meth:`close`; either way no process is left behind.
+    Used as a context manager in the main thread of a process that does not handle SIGTERM
+    itself, the pool turns SIGTERM into ``SystemExit``, so ``kill`` closes the bots and removes
+    their scratch folders as the end of a ``with`` block does.
     A pool belongs to one process: make it inside each worker, never share one across a fork.
+
+    A new pool first sweeps the scratch folders that dead arena processes left behind
+    (:func:`arena.scratch.sweep`). :class:`~arena.errors.ArenaSetupError` from :meth:`get` means
+    the arena, not the bot, failed: its folder or program is gone, or the sandbox cannot start.
     """
 
     def __init__(self, limits: RunLimits | None = None, scratch_root: Path | None = None) -> None:
         self.limits = limits or RunLimits()
-        self.scratch_root = scratch_root
-        """Where each process's private scratch folder is made (default: the system temp dir)."""
+        self.scratch_root = scratch_root or default_root()
+        """Where each process's private scratch folder is made (default: ``$TMPDIR/arena-UID``)."""
+        self.swept = sweep(self.scratch_root)
+        """The leftover scratch folders of dead arenas that this pool removed when made."""
         self.started = 0
         """How many bot processes this pool has started (the benchmark counts them)."""
         self.start_seconds = 0.0
         """Total time spent starting processes, handshakes included."""
         self._live: dict[tuple[str, int], Connection] = {}
         self._scratch: dict[tuple[str, int], Path] = {}
+        self._sigterm: _SigtermExit | None = None
 
     def get(self, bot: BotSpec, slot: int = 0) -> Connection | Fault:
         """The live bot for (bot, slot), started and greeted if need be; a :class:`Fault` if it
-        fails to start (the next call tries again)."""
+        fails to start (the next call tries again). Raises :class:`ArenaSetupError` if the arena
+        cannot start it (the bot is not to blame)."""
         key = (bot.source, slot)
         live = self._live.get(key)
         if live is not None:
@@ -71,25 +89,49 @@ class BotPool:
             from arena.human import HumanAgent  # terminal I/O only when a person plays
 
             return LocalConnection(HumanAgent(), self.limits)
-        assert bot.directory is not None
-        scratch = Path(tempfile.mkdtemp(prefix=f"arena-{bot.name}-", dir=self.scratch_root))
+        check_runnable(bot)
+        scratch = make_scratch(self.scratch_root, bot.name)
         began = time.monotonic()
         try:
-            confined = confine(bot.command, bot.directory, scratch, self.limits.sandbox)
-            transport = ProcessTransport(confined, self.limits.max_line, self.limits.stderr_tail)
-        except OSError as exc:
-            shutil.rmtree(scratch, ignore_errors=True)
-            return Fault(FaultKind.START_FAILED, f"cannot run {list(bot.command)}: {exc}")
+            transport = self._spawn(bot, scratch)
+        except BaseException:
+            remove_tree(scratch)
+            raise
+        if isinstance(transport, Fault):
+            remove_tree(scratch)
+            return transport
         self.started += 1
         connection = BotConnection(transport, self.limits)
+        # Kept from now on, so that close() stops it even if the handshake is interrupted.
+        self._live[key] = connection
+        self._scratch[key] = scratch
         fault = connection.handshake(began + self.limits.time.startup)
         self.start_seconds += time.monotonic() - began
         if fault is not None:
+            self._live.pop(key, None)
             transport.close(0.0)
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(self._scratch.pop(key))
             return Fault(fault.kind, fault.message, transport.stderr_tail())
-        self._scratch[key] = scratch
         return connection
+
+    def _spawn(self, bot: BotSpec, scratch: Path) -> ProcessTransport | Fault:
+        """Start ``bot`` confined; a fault if its own program will not run, ArenaSetupError if
+        the sandbox (the arena's part) will not."""
+        assert bot.directory is not None
+        try:
+            confined = confine(bot.command, bot.directory, scratch, self.limits.sandbox)
+        except (SandboxUnavailable, OSError) as exc:
+            raise ArenaSetupError(f"cannot set up the sandbox for {bot.name}: {exc}") from None
+        try:
+            return ProcessTransport(confined, self.limits.max_line, self.limits.stderr_tail)
+        except subprocess.SubprocessError as exc:  # preexec_fn failed: rlimits, uid switch
+            raise ArenaSetupError(f"cannot confine {bot.name}: {exc}") from None
+        except OSError as exc:
+            if confined.argv[0] != bot.command[0]:  # the sandbox tool itself would not run
+                raise ArenaSetupError(
+                    f"cannot run the sandbox ({confined.argv[0]}) for {bot.name}: {exc}"
+                ) from None
+            return Fault(FaultKind.START_FAILED, f"cannot run {list(bot.command)}: {exc}")
 
     def put(self, bot: BotSpec, slot: int, connection: Connection) -> None:
         """Seat an already live connection as (bot, slot), e.g. an in-process agent in a test."""
@@ -98,31 +140,50 @@ class BotPool:
 
     def discard(self, bot: BotSpec, slot: int = 0) -> None:
         """Stop the bot at (bot, slot) now (after a fault); the next :meth:`get` restarts it."""
-        key = (bot.source, slot)
+        self._stop((bot.source, slot))
+
+    def _stop(self, key: tuple[str, int]) -> None:
         live = self._live.pop(key, None)
-        if live is not None:
-            live.close()
-        scratch = self._scratch.pop(key, None)
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        try:
+            if live is not None:
+                live.close()
+        finally:
+            scratch = self._scratch.pop(key, None)
+            if scratch is not None:
+                remove_tree(scratch)
 
     def close(self) -> None:
-        """Say ``bye`` to every live bot, kill what does not exit, remove scratch folders."""
-        for live in self._live.values():
-            live.say_bye()
-        for key in list(self._live):
-            live = self._live.pop(key)
+        """Say ``bye`` to every live bot, kill what does not exit, remove scratch folders.
+
+        Every bot is stopped even if stopping one fails; the first such error is raised after.
+        """
+        errors: list[Exception] = []
+        for live in list(self._live.values()):
             try:
-                live.close()
-            finally:
-                scratch = self._scratch.pop(key, None)
-                if scratch is not None:
-                    shutil.rmtree(scratch, ignore_errors=True)
+                live.say_bye()
+            except Exception as exc:  # the others must still be told
+                errors.append(exc)
+        for key in [*self._live, *self._scratch]:
+            try:
+                self._stop(key)
+            except Exception as exc:  # the others must still be stopped
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    def remove_scratch(self) -> None:
+        """Remove every scratch folder now, without stopping anything: for a signal handler
+        that has killed the bots and is about to exit. Never raises."""
+        for key in list(self._scratch):
+            scratch = self._scratch.pop(key, None)
+            if scratch is not None:
+                remove_tree(scratch)
 
     def __len__(self) -> int:
         return len(self._live)
 
     def __enter__(self) -> BotPool:
+        self._sigterm = _SigtermExit.install()
         return self
 
     def __exit__(
@@ -131,4 +192,68 @@ class BotPool:
         value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.close()
+        guard, self._sigterm = self._sigterm, None
+        if guard is None:
+            self.close()
+            return
+        with guard.held():
+            self.close()
+
+
+def check_runnable(bot: BotSpec) -> None:
+    """Raise :class:`ArenaSetupError` unless the arena can reach the bot's folder and program.
+
+    Run before each start: a folder or interpreter that has gone (a league folder moved, a
+    toolchain removed) is the arena's trouble, never a fault of the bot.
+    """
+    folder = bot.directory
+    if folder is None or not os.path.isdir(folder) or not os.access(folder, os.R_OK | os.X_OK):
+        raise ArenaSetupError(f"cannot start {bot.name}: its folder {folder} is not readable")
+    program = bot.command[0] if bot.command else ""
+    if program and not os.path.isabs(program):  # a bare name (load_bot resolves every path)
+        program = shutil.which(program) or program
+    if not os.path.isabs(program) or not os.path.isfile(program):
+        raise ArenaSetupError(f"cannot start {bot.name}: its program {program!r} does not exist")
+    inside = os.path.realpath(program).startswith(os.path.realpath(folder) + os.sep)
+    if not inside and not os.access(program, os.X_OK):
+        # An interpreter outside the bot's folder; a bot's own file without +x is its fault.
+        raise ArenaSetupError(f"cannot start {bot.name}: {program} is not executable")
+
+
+class _SigtermExit:
+    """SIGTERM as ``SystemExit(143)`` while a pool is open in the main thread, so that ``kill``
+    runs the same clean-up as a normal exit; a second SIGTERM during that clean-up waits for it.
+    """
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.pending = False
+
+    @classmethod
+    def install(cls) -> _SigtermExit | None:
+        """The guard, if SIGTERM was unhandled here (a worker or the league's parent that handle
+        it their own way are left alone)."""
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return None
+        guard = cls()
+        signal.signal(signal.SIGTERM, guard.handle)
+        return guard
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.holding:
+            self.pending = True
+            return
+        raise SystemExit(128 + signum)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Clean up with SIGTERM held back; restore the default afterwards, then act on it."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if self.pending:
+            raise SystemExit(128 + signal.SIGTERM)

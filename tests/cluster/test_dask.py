@@ -214,7 +214,9 @@ def test_bundles_are_deterministic_checked_and_unpacked_once(tmp_path: Path) -> 
     assert folder == tmp_path / "cache" / digest
     got = folder / "bots" / "firsty-1" / "bot.py"
     assert got.read_bytes() == (bot / "bot.py").read_bytes() and os.access(got, os.X_OK)
-    assert unpack(digest, b"", tmp_path / "cache") == folder  # cached: not unpacked again
+    inode = got.stat().st_ino
+    assert unpack(digest, data, tmp_path / "cache") == folder  # verified, not unpacked again
+    assert got.stat().st_ino == inode
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [digest]
     (bot / "bot.py").write_text("changed")
     assert pack(bot, "bots/firsty-1") != data

@@ -128,7 +128,8 @@ def test_a_faulted_seat_is_played_by_the_fallback_and_ranked_last() -> None:
 
 
 def test_a_bot_that_cannot_start_is_a_fault_and_the_match_still_finishes(tmp_path: Any) -> None:
-    bot = BotSpec("ghost", BotKind.PROCESS, "ghost", ("/no/such/program",), tmp_path)
+    (tmp_path / "run").write_text("not a program\n")  # its own file, not executable
+    bot = BotSpec("ghost", BotKind.PROCESS, "ghost", (str(tmp_path / "run"),), tmp_path)
     with BotPool() as pool:
         record = run_match(MatchSpec("g", "take5", 2, (bot, load_bot("builtin:first"))), pool)
     (fault,) = record.faults
