@@ -26,6 +26,7 @@ prefix ``arena-jail:`` and exit status 125; it is the arena's fault, never the b
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -301,6 +302,7 @@ def main(args: list[str]) -> int:
         return 125
     spec = json.loads(args[0])
     argv = args[2:]
+    status = spec.get("status_fd")
     try:
         build(spec)
         socket.sethostname(spec.get("hostname", "bot"))
@@ -308,8 +310,20 @@ def main(args: list[str]) -> int:
         become(spec.get("uid"))
     except (JailError, OSError) as exc:
         print(f"arena-jail: {exc}", file=sys.stderr)
+        report(status, f"arena-jail: {exc}")
         return 125
+    report(status, "ok")
     return init(argv)
+
+
+def report(status_fd: int | None, text: str) -> None:
+    """Tell the arena, on a pipe the bot never holds, whether the bot was set up; close it."""
+    if status_fd is None:
+        return
+    with contextlib.suppress(OSError):
+        os.write(status_fd, (text.replace("\n", " ") + "\n").encode("utf-8", "replace"))
+    with contextlib.suppress(OSError):
+        os.close(status_fd)
 
 
 def init(argv: list[str]) -> int:

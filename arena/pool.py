@@ -123,7 +123,7 @@ class BotPool:
         except (SandboxUnavailable, OSError) as exc:
             raise ArenaSetupError(f"cannot set up the sandbox for {bot.name}: {exc}") from None
         try:
-            return ProcessTransport(confined, self.limits.max_line, self.limits.stderr_tail)
+            transport = ProcessTransport(confined, self.limits.max_line, self.limits.stderr_tail)
         except subprocess.SubprocessError as exc:  # preexec_fn failed: rlimits, uid switch
             raise ArenaSetupError(f"cannot confine {bot.name}: {exc}") from None
         except OSError as exc:
@@ -132,6 +132,11 @@ class BotPool:
                     f"cannot run the sandbox ({confined.argv[0]}) for {bot.name}: {exc}"
                 ) from None
             return Fault(FaultKind.START_FAILED, f"cannot run {list(bot.command)}: {exc}")
+        error = confined.setup_error(time.monotonic() + self.limits.time.startup)
+        if error is not None:  # reported by the launcher on a pipe of its own: not the bot
+            transport.close(0.0)
+            raise ArenaSetupError(f"cannot set up the sandbox for {bot.name}: {error}")
+        return transport
 
     def put(self, bot: BotSpec, slot: int, connection: Connection) -> None:
         """Seat an already live connection as (bot, slot), e.g. an in-process agent in a test."""

@@ -73,6 +73,7 @@ import json
 import logging
 import os
 import resource
+import select
 import shutil
 import signal
 import stat
@@ -341,6 +342,34 @@ class Confined:
     scratch: str = ""
     """The scratch folder as the bot sees it (its ``HOME`` and ``TMPDIR``)."""
     lease: Lease | None = field(default=None, compare=False, repr=False)
+    setup_pipe: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+    """Under ``unshare``: the pipe on which :mod:`arena.jail` says whether it set the bot up
+    (read end, write end). The bot never holds it, so it cannot forge the arena's failure."""
+
+    def setup_error(self, deadline: float) -> str | None:
+        """Why the sandbox failed to set the bot up (the arena's failure), or None if it did.
+
+        Call once the process has started. Waits until the launcher reports, or ``deadline``
+        (``time.monotonic()``) passes: a launcher that says nothing by then counts as set up,
+        and what follows is the bot's own doing.
+        """
+        if self.setup_pipe is None:
+            return None
+        read_end, write_end = self.setup_pipe
+        _close_quietly(write_end)  # only the launcher writes; EOF then means it ended
+        report = b""
+        while not report.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                return None
+            chunk = os.read(read_end, 4096)
+            if not chunk:
+                break
+            report += chunk
+        text = report.decode("utf-8", "replace").strip()
+        if text == "ok":
+            return None
+        return text or "the sandbox tool ended before the bot was set up"
 
     def signal_of(self, returncode: int) -> int | None:
         """The signal that ended the bot, if one did.
@@ -362,6 +391,9 @@ class Confined:
         """
         if self.lease is not None:
             self.lease.release()
+        if self.setup_pipe is not None:
+            for fd in self.setup_pipe:
+                _close_quietly(fd)
 
 
 def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -> Confined:
@@ -386,6 +418,7 @@ def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -
     path = ":".join([*(p + "/bin" for p in prefixes if os.path.isdir(p + "/bin")), _SYSTEM_PATH])
     env = _clean_env(path, scratch)
     lease = _lease(limits, method)
+    setup_pipe: tuple[int, int] | None = None
     try:
         uid = lease.uid
         if uid is not None:
@@ -395,7 +428,9 @@ def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -
             full = _bwrap_argv(inner, bot_dir, scratch, prefixes, limits, uid)
             preexec = _preexec(limits, uid is not None, switch_to=None, nnp=not _setuid("bwrap"))
         elif method == "unshare":
-            full = _unshare_argv(inner, bot_dir, scratch, prefixes, limits, uid)
+            setup_pipe = os.pipe()
+            os.set_inheritable(setup_pipe[1], True)
+            full = _unshare_argv(inner, bot_dir, scratch, prefixes, limits, uid, setup_pipe[1])
             preexec = _preexec(limits, uid is not None, switch_to=None, nnp=True)
         else:
             staged = _stage(inner, bot_dir, scratch, prefixes, lease) if uid is not None else None
@@ -406,6 +441,8 @@ def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -
         lease.scratch = str(scratch)
     except BaseException:
         lease.release()
+        for fd in setup_pipe or ():
+            _close_quietly(fd)
         raise
     return Confined(
         full,
@@ -416,7 +453,14 @@ def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -
         uid=uid,
         scratch=str(scratch),
         lease=lease,
+        pass_fds=setup_pipe[1:] if setup_pipe else (),
+        setup_pipe=setup_pipe,
     )
+
+
+def _close_quietly(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 def _lease(limits: Limits, method: Method) -> Lease:
@@ -1001,12 +1045,17 @@ def _unshare_argv(
     prefixes: list[str],
     limits: Limits,
     uid: int | None,
+    setup_fd: int | None = None,
 ) -> list[str]:
-    """``unshare`` running :mod:`arena.jail` with the root to build, then ``inner``."""
+    """``unshare`` running :mod:`arena.jail` with the root to build, then ``inner``.
+
+    ``setup_fd``: where the launcher reports ``ok`` or why it could not set the bot up."""
     argv = ["unshare", "--mount", "--net", "--ipc", "--uts", "--pid", "--fork", "--kill-child"]
     if os.geteuid() != 0:
         argv += ["--user", "--map-root-user"]  # root of a user namespace, to build the jail
     spec = {"ops": _jail_ops(bot_dir, scratch, prefixes, limits), "cwd": str(bot_dir), "uid": uid}
+    if setup_fd is not None:
+        spec["status_fd"] = setup_fd
     launcher = [sys.executable or "python3", "-I", "-S", str(Path(jail.__file__).resolve())]
     return [*argv, "--", *launcher, json.dumps(spec), "--", *inner]
 

@@ -989,7 +989,7 @@ results = {}
 for method in sys.argv[1:]:
     c = confine([sys.executable, "-c", code], bot, scratch, Limits(method=method))
     done = subprocess.run(c.argv, cwd=c.cwd, env=c.env, preexec_fn=c.preexec_fn,
-                          capture_output=True, start_new_session=True)
+                          pass_fds=c.pass_fds, capture_output=True, start_new_session=True)
     c.release()
     results[method] = {
         "rc": done.returncode, "out": done.stdout.decode(), "err": done.stderr.decode()[-500:],

@@ -4,6 +4,7 @@ error, and the commands print one line and exit 1. And a league that cannot go o
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from arena.executor import run_league
 from arena.league import League
 from arena.match import MatchSpec, run_match
 from arena.pool import BotPool
-from arena.sandbox import SandboxUnavailable
+from arena.sandbox import Limits, SandboxUnavailable, _works as works
 from arena.scratch import remove_tree
 from tests.league.helpers import small_league, write_bot
 
@@ -221,3 +222,31 @@ def test_a_league_that_played_its_budget_says_finished(here: Path) -> None:
     with League.open(league) as lg:
         report = run_league(lg, workers=1, progress=None)
     assert report.stopped == "finished: the budget of 6 matches is played"
+
+
+# -- the jail's own report ---------------------------------------------------------------------
+
+UNSHARE = RunLimits(
+    time=FAST.time, sandbox=Limits(method="unshare", read_only=("/no/such/toolchain",))
+)
+
+
+@pytest.mark.skipif(not works("unshare"), reason="the unshare sandbox does not work here")
+def test_a_jail_that_cannot_be_built_is_the_arenas_failure(here: Path) -> None:
+    bot = load_bot(str(write_bot(here / "src", "jailed")))
+    with BotPool(UNSHARE) as pool, pytest.raises(ArenaSetupError, match="sandbox"):
+        run_match(MatchSpec("m", "take5", 1, (FIRST, bot)), pool)
+
+
+@pytest.mark.skipif(not works("unshare"), reason="the unshare sandbox does not work here")
+def test_a_bot_that_fakes_the_jails_message_is_its_own_start_failure(here: Path) -> None:
+    folder = here / "faker"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        "import sys\nprint('arena-jail: cannot mount /usr', file=sys.stderr)\nsys.exit(125)\n"
+    )
+    bot = BotSpec("faker", BotKind.PROCESS, "faker", (sys.executable, "bot.py"), folder)
+    limits = RunLimits(time=FAST.time, sandbox=Limits(method="unshare"))
+    with BotPool(limits) as pool:
+        record = run_match(MatchSpec("m", "take5", 1, (FIRST, bot)), pool)
+    assert [(f.seat, f.kind) for f in record.faults] == [(1, FaultKind.START_FAILED)]
