@@ -382,6 +382,10 @@ class ProcessTransport:
         return f"the process exited with status {code}"
 
     def stderr_tail(self) -> str:
+        if self.proc.poll() is not None:
+            # It has exited: give the drain a moment to read what it wrote last (its traceback)
+            # rather than race it; bounded, in case a child of the bot holds stderr open.
+            self._stderr.thread.join(0.2)
         return self._stderr.text()
 
     def close(self, grace: float) -> None:
