@@ -385,7 +385,7 @@ class ProcessTransport:
         if self.proc.poll() is not None:
             # It has exited: give the drain a moment to read what it wrote last (its traceback)
             # rather than race it; bounded, in case a child of the bot holds stderr open.
-            self._stderr.thread.join(0.2)
+            self._stderr.thread.join(0.5)
         return self._stderr.text()
 
     def close(self, grace: float) -> None:

@@ -8,13 +8,14 @@ a bot runs and resumes.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import orjson
 import pytest
 from click.testing import CliRunner
 
-from arena.botproc import BotConnection, Fault, FaultKind, RunLimits, TimeLimits
+from arena.botproc import BotConnection, Fault, FaultKind, RunLimits, StderrTail, TimeLimits
 from arena.bots import BotSpec, load_bot
 from arena.cli import main
 from arena.executor import run_league
@@ -193,3 +194,22 @@ def test_a_league_with_a_hostile_bot_runs_and_resumes(tmp_path: Path) -> None:
     assert faults and all(status == "bad_reply" for status, _ in faults)
     assert all("nested deeper than 32 levels" in message for _, message in faults)
     assert_audited(folder)
+
+
+def test_a_crash_carries_the_last_words_of_the_bot_even_when_the_drain_lags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The stderr tail of a bot that has exited is read to its end, not raced: here the thread
+    that drains stderr starts late (as on a loaded machine)."""
+    drain = StderrTail._drain
+
+    def late(self: StderrTail) -> None:
+        time.sleep(0.2)
+        drain(self)
+
+    monkeypatch.setattr(StderrTail, "_drain", late)
+    with BotPool(LIMITS) as pool:
+        record = play(pool, "t", bot("crash.py"), load_bot("builtin:first"))
+    (fault,) = record.faults
+    assert fault.kind is FaultKind.CRASH
+    assert "boom: the test bot crashes here" in fault.stderr_tail
