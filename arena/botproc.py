@@ -722,7 +722,7 @@ class LocalConnection:
 def check_hello(answer: Mapping[str, Any]) -> dict[str, str] | str:
     """The fields kept from an answer to ``hello``, or what is wrong with it.
 
-    ``name`` must be a string with a printable character; ``version`` and ``author`` may be
+    ``name`` must be a string, not empty once trimmed; ``version`` and ``author`` may be
     strings or numbers (or absent, or null). Each is cut to :data:`~arena.wire.MAX_TEXT`
     characters, with control characters replaced, since names are shown on terminals and pages.
     Every other key is dropped unread: nothing a bot adds is stored or written back.
