@@ -32,7 +32,19 @@ from typing import Any, Protocol
 from arena import __version__
 from arena.sandbox import Confined, Limits
 from arena.usage import Budget, Tracker
-from arena.wire import MAX_LINE, PROTOCOL_VERSION, LineBuffer, WireError, canonical, decode, excerpt
+from arena.wire import (
+    MAX_LINE,
+    MAX_TEXT,
+    PROTOCOL_VERSION,
+    LineBuffer,
+    WireError,
+    bot_canonical,
+    bot_text,
+    canonical,
+    decode,
+    describe,
+    excerpt,
+)
 from arena.wire import encode as encode_message
 
 # -- limits and faults -----------------------------------------------------------------------
@@ -84,7 +96,8 @@ class FaultKind(enum.Enum):
     STARTUP_TIMEOUT = "startup_timeout"
     """No answer to ``hello`` within the start-up limit."""
     BAD_HELLO = "bad_hello"
-    """The answer to ``hello`` is not an object with a ``name``."""
+    """The answer to ``hello`` is not an object with a string ``name`` (and, if given, a string
+    or number ``version`` and ``author``)."""
     TIMEOUT = "timeout"
     """No answer within the decision time plus what was left of the time bank."""
     CRASH = "crash"
@@ -92,7 +105,8 @@ class FaultKind(enum.Enum):
     INVALID_JSON = "invalid_json"
     """A line that is not one UTF-8 JSON object."""
     BAD_REPLY = "bad_reply"
-    """A reply with neither ``action`` nor ``index``, or both, or an index that is no integer."""
+    """A reply with neither ``action`` nor ``index``, or both, or an index that is no integer, or
+    an ``action`` or ``debug`` value beyond the protocol's limits (nested too deep)."""
     WRONG_ID = "wrong_id"
     """A reply whose ``id`` is not the one asked (and not an earlier, stale one)."""
     ILLEGAL_ACTION = "illegal_action"
@@ -176,6 +190,14 @@ class Transport(Protocol):
         ...
 
 
+OUTPUT_CHECK = 0.1
+"""While a bot is silent, how often (seconds) the arena looks whether it still holds its output.
+
+A bot that closes its stdout ends the pipe only when no other process holds it, but a sandbox
+tool (``unshare``, ``bwrap``) keeps a copy it never writes to: without a look into ``/proc`` such
+a bot would be taken for a slow one and time out after its whole time bank."""
+
+
 def _nonblocking(fd: int) -> None:
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
 
@@ -212,6 +234,27 @@ class StderrTail:
         return data.decode("utf-8", "replace")
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, from ``/proc/PID/task/TID/children`` (none if unreadable)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", encoding="ascii") as file:
+                    children = [int(c) for c in file.read().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
+
+
 class ProcessTransport:
     """A child process started from a :class:`~arena.sandbox.Confined` command.
 
@@ -246,6 +289,7 @@ class ProcessTransport:
         self.buffer = LineBuffer(max_line)
         self._eof = False
         self._closed = False
+        self._next_check = 0.0
         self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit)
         self.usage = Tracker(self.pid, getattr(confined, "uid", None))
         """CPU and memory of every process of the bot (see :mod:`arena.usage`)."""
@@ -270,22 +314,57 @@ class ProcessTransport:
         return None if self._eof else self._out
 
     def pump(self) -> None:
+        """Read what is there; when nothing is, see now and then whether the output is gone."""
         if self._eof:
             return
         now = time.monotonic()
+        got = False
         while True:
             try:
                 chunk = os.read(self._out, 1 << 16)
             except BlockingIOError:
+                if not got and now >= self._next_check:
+                    self._next_check = now + OUTPUT_CHECK
+                    self._eof = self._output_dropped()
                 return
             except OSError:
                 chunk = b""
             if not chunk:
                 self._eof = True
                 return
+            got = True
             self.buffer.feed(chunk, now)
             if len(chunk) < 1 << 16:
                 return
+
+    def _output_dropped(self) -> bool:
+        """Whether the bot closed its stdout while only its sandbox tool still holds the pipe.
+
+        True when the processes started under the tool include one that is not the tool itself
+        and none of those holds the pipe's write end (the tool's own processes, which share its
+        executable, never write). Anything unreadable counts as holding it: no false alarm.
+        """
+        if self._confined.method not in ("bubblewrap", "unshare"):
+            return False  # the bot is our child itself: its closed output is a plain end of file
+        try:
+            tool = os.readlink(f"/proc/{self.pid}/exe")
+            pipe = f"pipe:[{os.fstat(self._out).st_ino}]"
+        except OSError:
+            return False
+        bot_seen = False
+        for pid in _descendants(self.pid):
+            try:
+                if os.readlink(f"/proc/{pid}/exe") == tool:
+                    continue
+                bot_seen = True
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == pipe:
+                        return False
+            except FileNotFoundError:
+                continue  # it ended meanwhile (or a zombie has no executable)
+            except OSError:
+                return False
+        return bot_seen
 
     @property
     def eof(self) -> bool:
@@ -301,7 +380,8 @@ class ProcessTransport:
             try:
                 code = self.proc.wait(0.05)
             except subprocess.TimeoutExpired:
-                return "the process is still running"
+                closed = "output" if self._eof else "input"
+                return f"the bot closed its {closed} and is still running"
         # Under a sandbox tool the bot is the tool's child, and a signal shows as 128 + n.
         signal_of = getattr(self._confined, "signal_of", None)
         number = signal_of(code) if signal_of is not None else (-code if code < 0 else None)
@@ -314,6 +394,10 @@ class ProcessTransport:
         return f"the process exited with status {code}"
 
     def stderr_tail(self) -> str:
+        if self.proc.poll() is not None:
+            # It has exited: give the drain a moment to read what it wrote last (its traceback)
+            # rather than race it; bounded, in case a child of the bot holds stderr open.
+            self._stderr.thread.join(0.5)
         return self._stderr.text()
 
     def close(self, grace: float) -> None:
@@ -397,7 +481,8 @@ class BotConnection:
         self.limits = limits
         self.name = "?"
         self.version = ""
-        self.hello: dict[str, Any] = {}
+        self.hello: dict[str, str] = {}
+        """The checked ``name``, ``version`` and ``author`` of the bot's hello (nothing else)."""
         self.deadline = 0.0
         self.discarded = 0
         """Lines thrown away: output nobody asked for, and stale replies."""
@@ -443,23 +528,19 @@ class BotConnection:
                     FaultKind.STARTUP_TIMEOUT,
                     f"no answer to hello within {self.limits.time.startup:g} s",
                 )
-            if select.select([fd], [], [], left)[0]:
-                self.transport.pump()
+            select.select([fd], [], [], min(left, OUTPUT_CHECK))
+            self.transport.pump()  # also when nothing came: it notices a closed output
         line, _ = buffer.lines.popleft()
         try:
             answer = decode(line)
         except WireError as exc:
             return self.fault(FaultKind.BAD_HELLO, f"the answer to hello {excerpt(line)} is {exc}")
-        name = answer.get("name")
-        if not isinstance(name, str) or not name.strip():
-            return self.fault(
-                FaultKind.BAD_HELLO,
-                f"the answer to hello must carry a non-empty string 'name': {excerpt(line)}",
-            )
-        self.name = name.strip()[:100]
-        version = answer.get("version", "")
-        self.version = str(version)[:100] if version is not None else ""
-        self.hello = answer
+        checked = check_hello(answer)
+        if isinstance(checked, str):
+            return self.fault(FaultKind.BAD_HELLO, f"{checked}: {excerpt(line)}")
+        self.hello = checked
+        self.name = checked["name"]
+        self.version = checked.get("version", "")
         return None
 
     def notify(self, message: Mapping[str, Any]) -> Fault | None:
@@ -519,7 +600,8 @@ class BotConnection:
                 self.ignored += 1
                 continue
             return self.fault(
-                FaultKind.WRONG_ID, f"reply id {rid!r} but the request id is {self._last_id}"
+                FaultKind.WRONG_ID,
+                f"reply id {describe(rid)} but the request id is {self._last_id}",
             )
         if self.transport.buffer.oversize:
             return self.fault(
@@ -652,6 +734,34 @@ class LocalConnection:
         pass
 
 
+def check_hello(answer: Mapping[str, Any]) -> dict[str, str] | str:
+    """The fields kept from an answer to ``hello``, or what is wrong with it.
+
+    ``name`` must be a string, not empty once trimmed; ``version`` and ``author`` may be
+    strings or numbers (or absent, or null). Each is cut to :data:`~arena.wire.MAX_TEXT`
+    characters, with control characters replaced, since names are shown on terminals and pages.
+    Every other key is dropped unread: nothing a bot adds is stored or written back.
+    """
+    name = answer.get("name")
+    if not isinstance(name, str) or not bot_text(name.strip(), MAX_TEXT, printable=True).strip():
+        return "the answer to hello must carry a non-empty string 'name'"
+    kept = {"name": bot_text(name.strip(), MAX_TEXT, printable=True).strip()}
+    for key in ("version", "author"):
+        value = answer.get(key)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            kept[key] = bot_text(value.strip(), MAX_TEXT, printable=True)
+        elif type(value) in (int, float):
+            try:
+                kept[key] = bot_canonical(value).decode()[:MAX_TEXT]
+            except WireError as exc:
+                return f"'{key}' is {exc}"
+        else:
+            return f"'{key}' must be a string or a number, not {type(value).__name__}"
+    return kept
+
+
 def check_reply(
     reply: Mapping[str, Any],
     legal: Sequence[Any],
@@ -661,11 +771,13 @@ def check_reply(
 ) -> Answer | tuple[FaultKind, str]:
     """The answer a reply (whose id matched) names, or the kind of fault and a message.
 
-    ``line`` is the reply as received, for messages (None: the reply re-encoded).
+    ``line`` is the reply as received, for messages (None: the reply re-encoded). Only what the
+    arena keeps is read: ``index``, ``action`` (re-encoded to compare, so bounded first) and
+    ``debug``; other keys are ignored.
     """
 
     def shown() -> str:
-        return excerpt(canonical(reply) if line is None else line)
+        return describe(reply) if line is None else excerpt(line)
 
     if "index" in reply and "action" in reply:
         return FaultKind.BAD_REPLY, f"give either 'index' or 'action', not both: {shown()}"
@@ -679,7 +791,10 @@ def check_reply(
                 f"index {index} is outside legal, which has {len(legal)} actions",
             )
     elif "action" in reply:
-        wanted = canonical(reply["action"])
+        try:
+            wanted = bot_canonical(reply["action"])
+        except WireError as exc:
+            return FaultKind.BAD_REPLY, f"the action is {exc}: {shown()}"
         found = next((i for i, action in enumerate(legal) if canonical(action) == wanted), None)
         if found is None:
             return (
@@ -690,11 +805,14 @@ def check_reply(
     else:
         return FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {shown()}"
     debug = reply.get("debug")
-    if debug is not None and not isinstance(debug, str):
-        debug = canonical(debug).decode()
-    if debug is not None:
-        debug = debug[:debug_chars]
-    return Answer(index, seconds, debug)
+    if debug is None or isinstance(debug, str):
+        note = debug
+    else:  # another JSON value is kept as its JSON text, if that can be written
+        try:
+            note = bot_canonical(debug).decode()
+        except WireError as exc:
+            return FaultKind.BAD_REPLY, f"the debug note is {exc}: {shown()}"
+    return Answer(index, seconds, None if note is None else bot_text(note, debug_chars))
 
 
 def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
@@ -713,8 +831,8 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
             left = conn.deadline - time.monotonic()
             if fd is None or left <= 0:
                 return [conn.expire()]
-            if select.select([fd], [], [], left)[0]:
-                conn.pump()
+            select.select([fd], [], [], min(left, OUTPUT_CHECK))
+            conn.pump()  # also when nothing came: it notices a closed output
     results: list[Answer | Fault | None] = [None] * len(connections)
     remote = [i for i, conn in enumerate(connections) if conn.fileno() is not None]
     while remote:
@@ -735,8 +853,9 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
             soonest = min(soonest, conn.deadline)
         remote = list(waiting.values())
         if waiting:
-            ready, _, _ = select.select(list(waiting), [], [], max(0.0, soonest - now))
-            for fd in ready:
+            wait = min(max(0.0, soonest - now), OUTPUT_CHECK)
+            ready, _, _ = select.select(list(waiting), [], [], wait)
+            for fd in ready or waiting:  # nothing came: each looks whether its output is gone
                 connections[waiting[fd]].pump()
     # In-process agents last: one may be a person at the terminal, who must not eat bot time.
     return [

@@ -3,6 +3,11 @@
 This module knows bytes and JSON, nothing about processes or games. :class:`LineBuffer`
 assembles lines from whatever chunks a pipe delivers, stamps each complete line with the time it
 was read, and refuses to grow past the maximum line length.
+
+What a bot sends is read by a codec that accepts more than it can write back: orjson reads
+arrays and objects nested up to 1,024 levels but writes at most 255, and Python strings may hold
+what UTF-8 cannot. So no value from a bot is re-encoded or kept unchecked: :func:`bot_canonical`
+and :func:`bot_text` bound it first (the protocol's limits, ``protocol/README.md``).
 """
 
 from __future__ import annotations
@@ -16,10 +21,19 @@ import orjson
 PROTOCOL_VERSION: Final = 1
 MAX_LINE: Final = 1 << 20
 """Default maximum length of one line a bot sends, in bytes, without the newline."""
+MAX_DEPTH: Final = 32
+"""Deepest nesting of arrays and objects in a value the arena keeps or re-encodes from a bot (an
+``action``, a ``debug`` note that is not a string). Legal actions nest two or three levels."""
+MAX_TEXT: Final = 100
+"""Longest ``name``, ``version`` or ``author`` kept from a bot's answer to ``hello``."""
 
 
 class WireError(ValueError):
     """A line that is not one JSON object (bad UTF-8, bad JSON, or another JSON value)."""
+
+
+class LimitError(WireError):
+    """A JSON value from a bot that the arena will not keep: too deep, or not writable as JSON."""
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
@@ -41,6 +55,62 @@ def decode(line: bytes) -> dict[str, Any]:
 def canonical(value: Any) -> bytes:
     """A value's JSON text with sorted keys, for comparing actions exactly (``1`` is not ``true``)."""
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def nested_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels (``[]`` is one).
+
+    Level by level, without recursion, so no value can exhaust the stack.
+    """
+    level = [value] if isinstance(value, (list, dict)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        inner: list[Any] = []
+        for item in level:
+            for child in item.values() if isinstance(item, dict) else item:
+                if isinstance(child, (list, dict)):
+                    inner.append(child)
+        level = inner
+    return False
+
+
+def bot_canonical(value: Any, max_depth: int = MAX_DEPTH) -> bytes:
+    """:func:`canonical` for a value a bot sent; :class:`LimitError` if it nests deeper than
+    ``max_depth`` or cannot be written as JSON (an integer beyond 64 bits, a lone surrogate)."""
+    if nested_deeper(value, max_depth):
+        raise LimitError(f"nested deeper than {max_depth} levels")
+    try:
+        return canonical(value)
+    except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
+        raise LimitError(f"not writable as JSON ({exc})") from None
+
+
+_CONTROL = dict.fromkeys([*range(32), *range(127, 160)], "\ufffd")
+
+
+def bot_text(text: str, limit: int, printable: bool = False) -> str:
+    """A string a bot sent, safe to keep: cut to ``limit`` characters, every character writable
+    as UTF-8 (a lone surrogate becomes ``?``), and with ``printable`` no control characters (each
+    becomes U+FFFD), for names shown on a terminal."""
+    text = text[:limit]
+    if printable:
+        text = text.translate(_CONTROL)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def describe(value: Any, limit: int = 200) -> str:
+    """A short printable account of a JSON value a bot sent, for fault messages."""
+    try:
+        return excerpt(bot_canonical(value), limit)
+    except LimitError as exc:
+        return f"a {type(value).__name__} {exc}"
 
 
 def excerpt(data: bytes, limit: int = 200) -> str:

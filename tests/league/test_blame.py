@@ -21,7 +21,8 @@ from arena.executor import run_league
 from arena.league import League
 from arena.match import MatchSpec, run_match
 from arena.pool import BotPool
-from arena.sandbox import Limits, SandboxUnavailable, _works as works
+from arena.sandbox import Limits, SandboxUnavailable
+from arena.sandbox import _works as works
 from arena.scratch import remove_tree
 from tests.league.helpers import small_league, write_bot
 
