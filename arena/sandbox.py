@@ -342,9 +342,10 @@ class Confined:
     scratch: str = ""
     """The scratch folder as the bot sees it (its ``HOME`` and ``TMPDIR``)."""
     lease: Lease | None = field(default=None, compare=False, repr=False)
-    setup_pipe: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+    setup_pipe: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     """Under ``unshare``: the pipe on which :mod:`arena.jail` says whether it set the bot up
-    (read end, write end). The bot never holds it, so it cannot forge the arena's failure."""
+    (``read`` and ``write`` ends, each removed when closed, so never closed twice). The bot
+    never holds it, so it cannot forge the arena's failure."""
 
     def setup_error(self, deadline: float) -> str | None:
         """Why the sandbox failed to set the bot up (the arena's failure), or None if it did.
@@ -353,10 +354,10 @@ class Confined:
         (``time.monotonic()``) passes: a launcher that says nothing by then counts as set up,
         and what follows is the bot's own doing.
         """
-        if self.setup_pipe is None:
+        if "read" not in self.setup_pipe:
             return None
-        read_end, write_end = self.setup_pipe
-        _close_quietly(write_end)  # only the launcher writes; EOF then means it ended
+        read_end = self.setup_pipe["read"]
+        self._close_pipe("write")  # only the launcher writes; EOF then means it ended
         report = b""
         while not report.endswith(b"\n"):
             left = deadline - time.monotonic()
@@ -366,6 +367,7 @@ class Confined:
             if not chunk:
                 break
             report += chunk
+        self._close_pipe("read")
         text = report.decode("utf-8", "replace").strip()
         if text == "ok":
             return None
@@ -391,9 +393,13 @@ class Confined:
         """
         if self.lease is not None:
             self.lease.release()
-        if self.setup_pipe is not None:
-            for fd in self.setup_pipe:
-                _close_quietly(fd)
+        self._close_pipe("read")
+        self._close_pipe("write")
+
+    def _close_pipe(self, end: str) -> None:
+        fd = self.setup_pipe.pop(end, None)
+        if fd is not None:
+            _close_quietly(fd)
 
 
 def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -> Confined:
@@ -454,7 +460,7 @@ def confine(argv: Sequence[str], bot_dir: Path, scratch: Path, limits: Limits) -
         scratch=str(scratch),
         lease=lease,
         pass_fds=setup_pipe[1:] if setup_pipe else (),
-        setup_pipe=setup_pipe,
+        setup_pipe={"read": setup_pipe[0], "write": setup_pipe[1]} if setup_pipe else {},
     )
 
 
