@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from arena import __version__, native
+from arena import __version__, native, resources
 from arena.botproc import Fault, RunLimits, TimeLimits
 from arena.bots import BotError, BotSpec, load_bot
 from arena.config import ConfigError, load_config
@@ -66,10 +66,19 @@ def games() -> None:
     for spec in GAMES.values():
         click.echo(f"{spec.name}: {spec.title}, {spec.min_seats}-{spec.max_seats} seats")
         click.echo(f"  {spec.summary}")
-        click.echo(f"  rules: seeds/{spec.rules_file}")
+        click.echo(f"  rules: {rules_path(spec.rules_file)}")
         for option in spec.options:
             click.echo(f"  --option {option.describe()}")
         click.echo()
+
+
+def rules_path(name: str) -> str:
+    """Where a game's rules document is: seeds/NAME in a checkout, the packaged copy otherwise."""
+    path = resources.seeds() / name
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
