@@ -7,7 +7,6 @@ import json
 import random
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import jsonschema
