@@ -199,13 +199,16 @@ def play(
 ) -> None:
     """Play GAME between BOTS (seats in the order given) and print an account of each game.
 
-    A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, or
-    human (you, at this terminal). With no bots, in-process random players take --seats seats.
+    A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, a
+    bundled bot (bundled:random, bundled:heuristic, bundled:js-random: found wherever arena is
+    installed), or human (you, at this terminal). With no bots, in-process random players take
+    --seats seats.
 
     \b
     Examples:
       arena play take5 --seats 4 --seed 7
       arena play take5 bots/heuristic bots/random builtin:random --games 3
+      arena play ten bundled:heuristic bundled:random
       arena play take5 human bots/heuristic
     """
     try:
