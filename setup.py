@@ -94,4 +94,7 @@ def native_extensions() -> list:  # type: ignore[type-arg]
     return extensions
 
 
-setup(ext_modules=native_extensions(), cmdclass={"build_ext": BuildWithManifest, "build_py": BuildWithData})
+setup(
+    ext_modules=native_extensions(),
+    cmdclass={"build_ext": BuildWithManifest, "build_py": BuildWithData},
+)
