@@ -1,4 +1,5 @@
-"""CI: say which sandbox the arena would use here; with --expect, fail unless auto picks it.
+"""CI: say which sandbox the arena would use here; fail if ARENA_SANDBOX is set but not in effect,
+or, with --expect, unless auto picks that method; with --no-bwrap, if bwrap is on PATH.
 
 Usage: python .ci/sandbox_probe.py [--expect METHOD] [--no-bwrap]
 """
@@ -23,6 +24,11 @@ def main() -> int:
     print(f"isolation: {describe_isolation()}")
     if args.no_bwrap and shutil.which("bwrap") is not None:
         print(f"bwrap is not hidden: {shutil.which('bwrap')}", file=sys.stderr)
+        return 1
+    isolation = describe_isolation()
+    if forced not in ("(unset)", "auto") and not isolation.startswith(forced):
+        # ARENA_SANDBOX forces the method of every bot the arena starts (arena/sandbox.py)
+        print(f"ARENA_SANDBOX={forced} is not in effect: {isolation}", file=sys.stderr)
         return 1
     if args.expect is not None and available_method() != args.expect:
         print(f"auto picked {available_method()}, expected {args.expect}", file=sys.stderr)
