@@ -1,5 +1,12 @@
 """Build hook: compile the rules of the games to C with mypyc (everything else stays pure Python).
 
+The data hook: everything the arena reads at run time (the site's templates, the bundled bots, the
+rules documents, the protocol's documents and JSON Schemas) lives in top-level folders of the
+repository, which stay the source of truth. A wheel holds packages only, so ``build_py`` copies
+those folders into the built package as ``arena/_data/<folder>``; arena/resources.py finds the
+packaged copy, or the repository's folder when running from a checkout or an editable install
+(which gets no copy: it reads the repository's folders themselves, so edits show at once).
+
 The compiled modules are the same source files, type-checked and translated by mypyc; the pure
 Python files remain the reference and are used whenever the compiled ones are missing, stale or
 turned off (``ARENA_PURE_PYTHON=1``, at build time or at run time). After the build a manifest,
@@ -16,10 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 COMPILED = [
     "arena/games/base.py",
@@ -32,6 +41,10 @@ COMPILED = [
 """Kept in step with arena.native.NATIVE_MODULES (a test checks)."""
 GROUP = "arena._compiled"
 """mypyc's shared library becomes arena/_compiled__mypyc.*.so (inside the package)."""
+
+DATA_FOLDERS = ("templates", "bots", "seeds", "protocol")
+"""Kept in step with arena.resources.FOLDERS (a test checks): copied into arena/_data."""
+DATA_IGNORE = shutil.ignore_patterns("__pycache__", "*.py[cod]", ".*")
 
 
 def digest(path: str) -> str:
@@ -51,6 +64,25 @@ class BuildWithManifest(build_ext):
         (package / "_compiled.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
+class BuildWithData(build_py):
+    """build_py, then the run-time data folders copied into the built package (arena/_data).
+
+    Skipped for an editable install: the package stays in the repository, beside the folders.
+    """
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        here = Path(__file__).resolve().parent
+        target = Path(self.build_lib) / "arena" / "_data"
+        for name in DATA_FOLDERS:
+            destination = target / name
+            if destination.exists():
+                shutil.rmtree(destination)
+            shutil.copytree(here / name, destination, ignore=DATA_IGNORE)
+
+
 def native_extensions() -> list:  # type: ignore[type-arg]
     if os.environ.get("ARENA_PURE_PYTHON"):
         return []
@@ -62,4 +94,7 @@ def native_extensions() -> list:  # type: ignore[type-arg]
     return extensions
 
 
-setup(ext_modules=native_extensions(), cmdclass={"build_ext": BuildWithManifest})
+setup(
+    ext_modules=native_extensions(),
+    cmdclass={"build_ext": BuildWithManifest, "build_py": BuildWithData},
+)

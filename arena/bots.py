@@ -1,8 +1,8 @@
 """What a bot is: a folder with a ``bot.toml`` manifest, an executable file, or a built-in.
 
 :func:`load_bot` turns what a user writes (``bots/heuristic``, ``./mybot.py``,
-``builtin:random``, ``human``) into a :class:`BotSpec` whose command is already resolved to real
-paths, so starting it costs no shell and no ``PATH`` search. The built-in agents live here too;
+``builtin:random``, ``bundled:heuristic`` (a bundled bot, wherever arena is installed), ``human``)
+into a :class:`BotSpec` whose command is already resolved to real paths, so starting it costs no shell and no ``PATH`` search. The built-in agents live here too;
 they run inside the arena's process and see exactly the messages a bot process would.
 """
 
@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from arena import resources
 
 MANIFEST = "bot.toml"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -79,6 +81,12 @@ def load_bot(text: str, base: Path | None = None) -> BotSpec:
         return BotSpec(which, BotKind.BUILTIN, text, version="builtin")
     if text == "human":
         return BotSpec("human", BotKind.HUMAN, text)
+    if text.startswith(resources.BUNDLED_PREFIX):
+        try:
+            folder = resources.bundled_bot(text.removeprefix(resources.BUNDLED_PREFIX))
+        except resources.ResourceMissing as exc:
+            raise BotError(str(exc)) from None
+        return load_manifest(folder / MANIFEST, source=text)
     path = Path(text) if base is None else base / text
     if path.is_dir():
         return load_manifest(path / MANIFEST, source=text)
@@ -88,7 +96,8 @@ def load_bot(text: str, base: Path | None = None) -> BotSpec:
         return load_executable(path, source=text)
     raise BotError(
         f"no bot at {text!r}: expected a folder with {MANIFEST}, an executable file, "
-        f"{', '.join(f'builtin:{b}' for b in BUILTINS)} or human"
+        f"{', '.join(f'builtin:{b}' for b in BUILTINS)}, "
+        f"{', '.join(resources.BUNDLED_PREFIX + b for b in resources.BUNDLED_BOTS)} or human"
     )
 
 

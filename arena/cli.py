@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from arena import __version__, native
+from arena import __version__, native, resources
 from arena.botproc import Fault, RunLimits, TimeLimits
 from arena.bots import BotError, BotSpec, load_bot
 from arena.config import ConfigError, load_config
@@ -81,10 +81,19 @@ def games() -> None:
     for spec in GAMES.values():
         click.echo(f"{spec.name}: {spec.title}, {spec.min_seats}-{spec.max_seats} seats")
         click.echo(f"  {spec.summary}")
-        click.echo(f"  rules: seeds/{spec.rules_file}")
+        click.echo(f"  rules: {rules_path(spec.rules_file)}")
         for option in spec.options:
             click.echo(f"  --option {option.describe()}")
         click.echo()
+
+
+def rules_path(name: str) -> str:
+    """Where a game's rules document is: seeds/NAME in a checkout, the packaged copy otherwise."""
+    path = resources.seeds() / name
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -205,13 +214,16 @@ def play(
 ) -> None:
     """Play GAME between BOTS (seats in the order given) and print an account of each game.
 
-    A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, or
-    human (you, at this terminal). With no bots, in-process random players take --seats seats.
+    A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, a
+    bundled bot (bundled:random, bundled:heuristic, bundled:js-random: found wherever arena is
+    installed), or human (you, at this terminal). With no bots, in-process random players take
+    --seats seats.
 
     \b
     Examples:
       arena play take5 --seats 4 --seed 7
       arena play take5 bots/heuristic bots/random builtin:random --games 3
+      arena play ten bundled:heuristic bundled:random
       arena play take5 human bots/heuristic
     """
     try:

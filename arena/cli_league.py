@@ -18,8 +18,14 @@ from arena.executor import Interrupted, WorkerLost, run_league
 from arena.league import League, LeagueError
 
 DEFAULT_ROOT = Path("results")
-REPO = Path(__file__).resolve().parent.parent
-DEMO_BOTS = ("bots/random", "bots/heuristic", "bots/js-random", "builtin:random", "builtin:first")
+DEMO_BOTS = (
+    "bundled:random",
+    "bundled:heuristic",
+    "bundled:js-random",
+    "builtin:random",
+    "builtin:first",
+)
+"""The demo's entrants: the bundled bots (found wherever arena is installed) and the built-ins."""
 
 
 def league_path(text: str) -> Path:
@@ -251,12 +257,11 @@ def demo(folder: Path, workers: int, matches: int, fresh: bool) -> None:
         League.init(folder, replace(config, schedule=text_config))
         with open_league(str(folder)) as lg:
             for bot in DEMO_BOTS:
-                source = str(REPO / bot) if not bot.startswith("builtin:") else bot
-                if bot == "bots/js-random" and shutil.which("node") is None:
-                    click.echo("skipping bots/js-random: node is not installed", err=True)
+                if bot == "bundled:js-random" and shutil.which("node") is None:
+                    click.echo("skipping bundled:js-random: node is not installed", err=True)
                     continue
                 try:
-                    done = lg.submit(source)
+                    done = lg.submit(bot)
                 except LeagueError as exc:
                     click.echo(f"skipping {bot}: {exc}", err=True)
                     continue

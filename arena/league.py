@@ -36,6 +36,7 @@ from arena.rating import (
     rate_by_batches,
     solo_scores,
 )
+from arena.resources import BUNDLED_PREFIX
 from arena.schedule import plan_batch, trim_to_budget
 from arena.scratch import remove_tree
 from arena.store import Entrant, Planned, Store
@@ -286,6 +287,8 @@ class League:
             raise LeagueError(str(exc)) from None
         if spec.kind is BotKind.HUMAN:
             raise LeagueError("a human cannot enter a league")
+        if text.startswith(BUNDLED_PREFIX) and spec.directory is not None:
+            text = str(spec.directory)  # bundled:NAME is copied from its installed folder
         league_games = [g.name for g in self.config.games]
         games = [g for g in league_games if spec.plays(g)]
         if not games:

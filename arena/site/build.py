@@ -24,6 +24,7 @@ import jinja2
 import orjson
 from markupsafe import Markup
 
+from arena import resources
 from arena.games import GAMES
 from arena.league import League
 from arena.rating import LeagueRatings, Standing, overall
@@ -50,9 +51,9 @@ from arena.site.pages import (
 from arena.site.source import LeagueReader, StoredMatch
 from arena.store import Entrant
 
-REPO = Path(__file__).resolve().parents[2]
-TEMPLATES = REPO / "templates"
-SEEDS = REPO / "seeds"
+TEMPLATES = resources.templates()
+"""Packaged with the wheel, or the repository's templates/ in a checkout (arena/resources.py)."""
+SEEDS = resources.seeds()
 STATIC = ("site.css", "viewer.js", "tables.js")
 PAGE_SIZE = 100
 CHUNK = 500

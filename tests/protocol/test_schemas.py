@@ -7,13 +7,13 @@ import json
 import random
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from referencing import Registry, Resource
 
+from arena import resources
 from arena.botproc import BotConnection, RunLimits
 from arena.games import GAMES
 from arena.match import MatchSpec, run_match
@@ -21,7 +21,7 @@ from arena.pool import BotPool
 from tests.protocol.mock import MockTransport
 from tests.protocol.test_match import Recorder, seat_agents
 
-SCHEMAS = Path(__file__).resolve().parents[2] / "protocol" / "schemas" / "v1"
+SCHEMAS = resources.schemas()
 BASE = "https://arena.invalid/protocol/v1/"
 
 
