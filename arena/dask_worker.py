@@ -109,7 +109,7 @@ def unpack(digest: str, data: bytes, root: Path | None = None) -> Path:
         scratch = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=root))
         try:
             with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-                tar.extractall(scratch, filter="data")
+                extract(tar, scratch)
             scratch.chmod(0o755)  # mkdtemp made it 0700; a bot's own uid must reach its folder
             with contextlib.suppress(OSError):  # another worker may have won the race
                 os.rename(scratch, final)
@@ -118,6 +118,20 @@ def unpack(digest: str, data: bytes, root: Path | None = None) -> Path:
     if os.path.lexists(final) and matches(final, data):
         return final
     raise BundleError(f"cannot install bot bundle {digest[:12]} in {root}")
+
+
+def extract(tar: tarfile.TarFile, folder: Path) -> None:
+    """Unpack a bundle's files and folders, refusing links, devices and paths that leave
+    ``folder``. Python 3.11.4+ (and 3.12) has ``filter="data"``; older 3.11 releases (Debian
+    12's 3.11.2) do not, so the same rules are checked here first either way."""
+    for member in tar.getmembers():
+        parts = Path(member.name).parts
+        if not (member.isfile() or member.isdir()) or member.name.startswith("/") or ".." in parts:
+            raise BundleError(f"bot bundle member {member.name!r} is not a plain file or folder")
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(folder, filter="data")
+    else:  # pragma: no cover - only before Python 3.11.4
+        tar.extractall(folder)
 
 
 def matches(folder: Path, data: bytes) -> bool:
