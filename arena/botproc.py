@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from arena import __version__
 from arena.sandbox import Confined, Limits
+from arena.terminal import printable_name
 from arena.wire import MAX_LINE, PROTOCOL_VERSION, LineBuffer, WireError, canonical, decode, excerpt
 from arena.wire import encode as encode_message
 
@@ -440,6 +441,12 @@ class BotConnection:
             return self.fault(
                 FaultKind.BAD_HELLO,
                 f"the answer to hello must carry a non-empty string 'name': {excerpt(line)}",
+            )
+        if not printable_name(name):
+            return self.fault(
+                FaultKind.BAD_HELLO,
+                "the 'name' in the answer to hello must hold no control, format or bidi "
+                f"characters (no newline, no escape sequence): {excerpt(line)}",
             )
         self.name = name.strip()[:100]
         version = answer.get("version", "")

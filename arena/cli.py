@@ -20,6 +20,7 @@ from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
 from arena.pool import BotPool
+from arena.terminal import failure, shown, shown_lines
 
 
 def parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, JSON]:
@@ -43,8 +44,8 @@ def final_table(state: State, names: Sequence[str]) -> str:
     lines = [f"{'place':>5}  {'seat':>4}  {'player':<{width}}  score"]
     for seat in order:
         score = result.scores[seat]
-        shown = int(score) if float(score).is_integer() else score
-        lines.append(f"{result.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {shown}")
+        points = int(score) if float(score).is_integer() else score
+        lines.append(f"{result.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {points}")
     return "\n".join(lines)
 
 
@@ -111,31 +112,33 @@ def load_bots(texts: Sequence[str]) -> tuple[BotSpec, ...]:
     try:
         return tuple(load_bot(text) for text in texts)
     except BotError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
 
 
 def record_table(record: MatchRecord) -> str:
     """Places, seats, bots and scores; a faulted seat is marked."""
     scores = record.result["scores"]
     faulted = {f.seat for f in record.faults}
-    names = [str(seat["name"]) for seat in record.seats]
+    names = [shown(seat["name"]) for seat in record.seats]
     width = max(len(n) for n in names)
     order = sorted(range(len(names)), key=lambda s: (record.ranks[s], s))
     lines = [f"{'place':>5}  {'seat':>4}  {'bot':<{width}}  score"]
     for seat in order:
         score = scores[seat]
-        shown = int(score) if float(score).is_integer() else score
+        points = int(score) if float(score).is_integer() else score
         mark = "  (faulted: ranked last)" if seat in faulted else ""
-        lines.append(f"{record.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {shown}{mark}")
+        lines.append(f"{record.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {points}{mark}")
     return "\n".join(lines)
 
 
 def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
+    """A fault for the terminal: every piece of bot text shown escaped, the stderr tail line
+    by line."""
     text = (
-        f"FAULT seat {fault.seat} ({name}) at step {fault.step}: "
-        f"{fault.kind.value}: {fault.message}"
+        f"FAULT seat {fault.seat} ({shown(name)}) at step {fault.step}: "
+        f"{fault.kind.value}: {shown(fault.message)}"
     )
-    tail = [line for line in fault.stderr_tail.splitlines() if line.strip()][-tail_lines:]
+    tail = [line for line in shown_lines(fault.stderr_tail) if line.strip()][-tail_lines:]
     if tail:
         text += "\n  stderr (end):\n" + "\n".join("    " + line for line in tail)
     return text
@@ -203,7 +206,7 @@ def play(
         spec = get_game(game)
         spec.check_seats(len(bots) if bots else seats or 4)
     except GameError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
     if bots and seats is not None and seats != len(bots):
         raise click.BadParameter(
             f"{len(bots)} bots were given for {seats} seats", param_hint="--seats"
@@ -215,7 +218,7 @@ def play(
     specs = load_bots(bots)
     for bot in specs:
         if not bot.plays(game):
-            click.echo(f"note: {bot.name} does not list {game} among its games", err=True)
+            click.echo(f"note: {shown(bot.name)} does not list {game} among its games", err=True)
     with BotPool(run_limits(decision_time, time_bank, startup_time)) as pool:
         for k in range(count):
             record = run_match(MatchSpec(f"play-{k}", game, seed + k, specs, chosen), pool)
@@ -227,7 +230,7 @@ def play(
             if not quiet:
                 state = record.replay().play()
                 for event in state.public_events():
-                    click.echo("  " + spec.state_class.describe(event))
+                    click.echo("  " + shown(spec.state_class.describe(event)))
             for fault in record.faults:
                 click.echo(describe_fault(fault, names[fault.seat]))
             click.echo(record_table(record))
@@ -281,7 +284,7 @@ def human(
         spec = get_game(game)
         spec.check_seats(len(opponents) + 1)
     except GameError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
     if seat > len(opponents):
         raise click.BadParameter(f"seat must be 0..{len(opponents)}", param_hint="--seat")
     chosen = parse_options(spec, options)
@@ -332,26 +335,28 @@ def check(
         try:
             config = load_config(league_dir)
         except ConfigError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise failure(exc) from None
         report = check_bot(spec, matches, config.run_limits(), config.games)
     if isinstance(report.hello, Fault):
-        click.echo(f"FAIL start-up: {report.hello.kind.value}: {report.hello.message}")
+        click.echo(f"FAIL start-up: {report.hello.kind.value}: {shown(report.hello.message)}")
         click.echo(f"  hint: {HINTS[report.hello.kind]}")
-        tail = report.hello.stderr_tail.strip().splitlines()[-10:]
+        tail = shown_lines(report.hello.stderr_tail.strip())[-10:]
         for line in tail:
             click.echo(f"  stderr: {line}")
         raise click.exceptions.Exit(1)
     name, version, seconds = report.hello
     click.echo(
-        f"ok   hello: name {name!r}, version {version!r}, started in {seconds * 1000:.0f} ms"
+        f"ok   hello: name {shown(repr(name))}, version {shown(repr(version))}, started in {seconds * 1000:.0f} ms"
     )
     for game in report.unknown_games:
         click.echo(
-            f"note {spec.name} claims {game!r}, which this arena does not know "
+            f"note {shown(spec.name)} claims {shown(repr(game))}, which this arena does not know "
             f"(games: {', '.join(sorted(GAMES))}); not checked"
         )
     for game in report.not_played:
-        click.echo(f"note {spec.name} claims {game!r}, which the league does not play; not checked")
+        click.echo(
+            f"note {shown(spec.name)} claims {game!r}, which the league does not play; not checked"
+        )
     if not report.games:
         if league_dir is None:
             click.echo("FAIL it claims no game this arena knows")

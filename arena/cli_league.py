@@ -16,6 +16,7 @@ import click
 from arena.config import ConfigError, default_config
 from arena.executor import Interrupted, WorkerLost, run_league
 from arena.league import League, LeagueError
+from arena.terminal import failure, printable_name, shown
 
 DEFAULT_ROOT = Path("results")
 REPO = Path(__file__).resolve().parent.parent
@@ -34,7 +35,7 @@ def open_league(text: str) -> League:
     try:
         return League.open(league_path(text))
     except (LeagueError, ConfigError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
 
 
 league_option = click.option(
@@ -61,7 +62,7 @@ def init(name: str, seed: int, workers: int) -> None:
     try:
         path = League.init(folder, default_config(seed, workers))
     except LeagueError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
     click.echo(f"created {path}; edit it, then: arena submit BOT --league {name}")
 
 
@@ -114,11 +115,11 @@ def play(
                     lg, scheduler, workers=workers, progress=None if quiet else sys.stderr
                 )
             except DaskError as exc:
-                raise click.ClickException(str(exc)) from None
+                raise failure(exc) from None
         else:
             report = run_league(lg, workers, None if quiet else sys.stderr)
     except (Interrupted, WorkerLost) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
     click.echo(
@@ -146,7 +147,7 @@ def render_standings(summary: dict[str, object]) -> str:
     lines: list[str] = []
     state = "finished" if summary["finished"] else "in progress"
     lines.append(
-        f"league {summary['league']}: {summary['matches_played']}/{summary['matches_planned']} "
+        f"league {shown(summary['league'])}: {summary['matches_played']}/{summary['matches_planned']} "
         f"planned matches played, {summary['batches_rated']} batches rated ({state})"
     )
     games = summary["games"]
@@ -161,9 +162,9 @@ def render_standings(summary: dict[str, object]) -> str:
             )
             for i, r in enumerate(table["ratings"], 1):
                 lines.append(
-                    f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['conservative']:>7.2f}"
+                    f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['conservative']:>7.2f}"
                     f" {r['mu']:>7.2f} {r['sigma']:>6.2f} {r['tables']:>6} {r['matches']:>7}"
-                    f" {r['faulted_matches']:>6}  {r['status']}"
+                    f" {r['faulted_matches']:>6}  {shown(r['status'])}"
                 )
         if table["solo"]:
             lines.append("")
@@ -173,7 +174,7 @@ def render_standings(summary: dict[str, object]) -> str:
             )
             for i, r in enumerate(table["solo"], 1):
                 lines.append(
-                    f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['matches']:>7}"
+                    f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['matches']:>7}"
                     f" {r['mean_score']:>9.2f} {r['stderr']:>7.2f}"
                 )
     ranked = summary["overall"]
@@ -183,8 +184,8 @@ def render_standings(summary: dict[str, object]) -> str:
         lines.append("overall: mean of the per-game ratings (mu - 3*sigma) over the games played")
         for i, r in enumerate(ranked, 1):
             lines.append(
-                f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['score']:>7.2f}  "
-                f"({r['games']} games)  {r['status']}"
+                f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['score']:>7.2f}  "
+                f"({r['games']} games)  {shown(r['status'])}"
             )
     entrants = summary["entrants"]
     assert isinstance(entrants, list)
@@ -192,7 +193,9 @@ def render_standings(summary: dict[str, object]) -> str:
     if held:
         lines.append("")
         for e in held:
-            lines.append(f"{e['name']} {e['version']}: {e['status']}: {e['reason']}")
+            lines.append(
+                f"{shown(e['name'])} {e['version']}: {shown(e['status'])}: {shown(e['reason'])}"
+            )
     return "\n".join(lines)
 
 
@@ -254,9 +257,11 @@ def demo(folder: Path, workers: int, matches: int, fresh: bool) -> None:
                 try:
                     done = lg.submit(source)
                 except LeagueError as exc:
-                    click.echo(f"skipping {bot}: {exc}", err=True)
+                    click.echo(f"skipping {bot}: {failure(exc).message}", err=True)
                     continue
-                click.echo(f"entered {done.entrant.name} ({', '.join(done.entrant.games)})")
+                click.echo(
+                    f"entered {shown(done.entrant.name)} ({shown(', '.join(done.entrant.games))})"
+                )
     with open_league(str(folder)) as lg:
         play(lg, workers, False)
         click.echo()
@@ -284,16 +289,21 @@ def submit(
     bot: str, league_name: str, name: str | None, author: str | None, no_check: bool
 ) -> None:
     """Check BOT, copy it into the league under its content hash, and enter it."""
+    for text, hint in ((name, "--name"), (author, "--author")):
+        if text is not None and not printable_name(text):
+            raise click.BadParameter(
+                f"{shown(repr(text))} holds a control, format or bidi character", param_hint=hint
+            )
     with open_league(league_name) as lg:
         try:
             done = lg.submit(bot, name=name, author=author, check=not no_check)
         except LeagueError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise failure(exc) from None
     e = done.entrant
     checked = f"; checked in {', '.join(done.checked)}" if done.checked else ""
     click.echo(
-        f"entered {e.name} version {e.version[:12]} by {e.author or '?'} "
-        f"for {', '.join(e.games)}{checked}"
+        f"entered {shown(e.name)} version {e.version[:12]} by {shown(e.author or '?')} "
+        f"for {shown(', '.join(e.games))}{checked}"
     )
     if done.replaced is not None:
         click.echo(f"it replaces version {done.replaced.version[:12]} (its results are kept)")
@@ -316,9 +326,10 @@ def bots(league_name: str, show_all: bool) -> None:
     )
     for e in rows:
         click.echo(
-            f"{e['id']:>3}  {e['name']:<24} {e['version']:<12} {e['author'][:16]:<16} "
-            f"{e['matches']:>7} {e['faulted_matches']:>6}  {e['status']:<9} {','.join(e['games'])}"
-            + (f"  ({e['reason']})" if e["reason"] else "")
+            f"{e['id']:>3}  {shown(e['name']):<24} {e['version']:<12} "
+            f"{shown(e['author'][:16]):<16} {e['matches']:>7} {e['faulted_matches']:>6}  "
+            f"{shown(e['status']):<9} {shown(','.join(e['games']))}"
+            + (f"  ({shown(e['reason'])})" if e["reason"] else "")
         )
 
 
@@ -331,8 +342,10 @@ def withdraw(name: str, league_name: str) -> None:
         try:
             gone, cancelled = lg.withdraw(name)
         except LeagueError as exc:
-            raise click.ClickException(str(exc)) from None
-    click.echo(f"withdrew {name} ({len(gone)} version(s)); {cancelled} planned matches cancelled")
+            raise failure(exc) from None
+    click.echo(
+        f"withdrew {shown(name)} ({len(gone)} version(s)); {cancelled} planned matches cancelled"
+    )
 
 
 def register(main: click.Group) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from arena.botproc import Fault
-from arena.bots import NAME_PATTERN, BotError, BotKind, BotSpec, load_bot
+from arena.bots import BotError, BotKind, BotSpec, load_bot, valid_name
 from arena.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
 from arena.conformance import HINTS, changed_options, check_bot
 from arena.games import JSON
@@ -91,7 +91,7 @@ def content_hash(files: Mapping[str, bytes]) -> str:
 
 def validate_name(name: str) -> str:
     """A bot name: 1-64 letters, digits, ``_ . + -``, starting alphanumeric (no paths, no markup)."""
-    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+    if not valid_name(name):
         raise LeagueError(
             f"bad bot name {name!r}: 1-64 letters, digits, _ . + - (starting with a letter or digit)"
         )
