@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import math
 import random
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,13 +16,14 @@ import click
 
 from arena import __version__, native
 from arena.botproc import Fault, RunLimits, TimeLimits
-from arena.bots import BotError, BotSpec, load_bot
-from arena.config import ConfigError, load_config
+from arena.bots import BotError, BotKind, BotSpec, load_bot
+from arena.config import MAX_SECONDS, MAX_SEED, ConfigError, load_config
 from arena.conformance import HINTS, changed_options, check_bot
 from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
 from arena.pool import BotPool
+from arena.store import explain
 from arena.terminal import failure, shown, shown_lines
 
 
@@ -49,7 +53,57 @@ def final_table(state: State, names: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def describe_os_error(exc: OSError) -> str:
+    """One line for an error of the machine: the file, what went wrong, what to do."""
+    where = exc.filename if exc.filename is not None else ""
+    what = exc.strerror or str(exc)
+    hint = {
+        errno.ENOSPC: "free some disk space and run it again",
+        errno.EDQUOT: "free some disk space and run it again",
+        errno.EROFS: "the file system is read-only: choose another place",
+        errno.EACCES: "it cannot be written or read here: choose another place",
+        errno.EPERM: "it cannot be written or read here: choose another place",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.ENOENT: "the folder does not exist: create it first",
+    }.get(exc.errno or 0)
+    return (f"{where}: " if where else "") + what + (f" ({hint})" if hint else "")
+
+
+class ArenaGroup(click.Group):
+    """The main group. Errors of the machine rather than of the arena (a folder that cannot be
+    written, a full disk, a database that cannot be read) end as one line naming the file, not
+    as a traceback; a broken pipe is left to click, which exits quietly."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise
+            raise click.ClickException(describe_os_error(exc)) from None
+        except sqlite3.Error as exc:
+            raise click.ClickException(f"the league database: {explain(exc)}") from None
+
+
+class Seconds(click.FloatRange):
+    """A time limit: a finite number of seconds in a range (``nan`` passes FloatRange)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        return number
+
+
+SEED = click.IntRange(min=0, max=MAX_SEED)
+
+
+@click.group(
+    cls=ArenaGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(
     __version__, prog_name="arena", message=f"%(prog)s %(version)s; {native.describe()}"
 )
@@ -79,21 +133,21 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
         [
             click.option(
                 "--decision-time",
-                type=click.FloatRange(min=0.001),
+                type=Seconds(min=0.001, max=MAX_SECONDS),
                 default=TimeLimits.decision,
                 show_default=True,
                 help="Seconds free for each decision.",
             ),
             click.option(
                 "--time-bank",
-                type=click.FloatRange(min=0),
+                type=Seconds(min=0, max=MAX_SECONDS),
                 default=TimeLimits.bank,
                 show_default=True,
                 help="Extra seconds per match for decisions that run over.",
             ),
             click.option(
                 "--startup-time",
-                type=click.FloatRange(min=0.001),
+                type=Seconds(min=0.001, max=MAX_SECONDS),
                 default=TimeLimits.startup,
                 show_default=True,
                 help="Seconds a bot has to start and answer hello.",
@@ -155,7 +209,7 @@ def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
 )
 @click.option(
     "--seed",
-    type=click.IntRange(min=0),
+    type=SEED,
     default=0,
     show_default=True,
     help="Seed of the first game; game k uses seed + k.",
@@ -204,16 +258,22 @@ def play(
     """
     try:
         spec = get_game(game)
-        spec.check_seats(len(bots) if bots else seats or 4)
     except GameError as exc:
         raise failure(exc) from None
     if bots and seats is not None and seats != len(bots):
         raise click.BadParameter(
             f"{len(bots)} bots were given for {seats} seats", param_hint="--seats"
         )
+    table = len(bots) if bots else (seats if seats is not None else 4)
+    try:
+        spec.check_seats(table)
+    except GameError as exc:
+        if bots:
+            raise failure(exc) from None
+        raise click.BadParameter(str(exc), param_hint="--seats") from None
     chosen = parse_options(spec, options)
     if not bots:
-        play_random(spec, seats or 4, seed, count, chosen, as_json, quiet)
+        play_random(spec, table, seed, count, chosen, as_json, quiet)
         return
     specs = load_bots(bots)
     for bot in specs:
@@ -274,7 +334,7 @@ def play_random(
 @click.argument("game")
 @click.argument("opponents", nargs=-1, required=True)
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (default: random).")
+@click.option("--seed", type=SEED, default=None, help="Seed (default: random).")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A game option.")
 def human(
     game: str, opponents: tuple[str, ...], seat: int, seed: int | None, options: tuple[str, ...]
@@ -329,6 +389,8 @@ def check(
     its default options. Exits with status 1 if the bot fails to start or faults in any match.
     """
     (spec,) = load_bots([bot])
+    if spec.kind is BotKind.HUMAN:
+        raise click.BadParameter("a person is not checked: name a bot", param_hint="BOT")
     if league_dir is None:
         report = check_bot(spec, matches, run_limits(decision_time, time_bank, startup_time))
     else:

@@ -25,7 +25,7 @@ def audit(name: str, limit: int) -> None:
     """
     from arena.cli_league import open_league
 
-    with open_league(name) as lg:
+    with open_league(name, read_only=True) as lg:
         report = run_audit(lg)
     if report.ok:
         click.echo(

@@ -5,6 +5,7 @@ Kept apart from ``arena/cli.py`` and registered on its main group by :func:`regi
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 import signal
@@ -13,9 +14,10 @@ from pathlib import Path
 
 import click
 
-from arena.config import ConfigError, default_config
+from arena.config import MAX_SEED, MAX_WORKERS, ConfigError, default_config
 from arena.executor import Interrupted, WorkerLost, run_league
 from arena.league import League, LeagueError
+from arena.store import StoreError
 from arena.terminal import failure, printable_name, shown
 
 DEFAULT_ROOT = Path("results")
@@ -31,12 +33,16 @@ def league_path(text: str) -> Path:
     return DEFAULT_ROOT / text
 
 
-def open_league(text: str) -> League:
+def open_league(text: str, read_only: bool = False) -> League:
+    """The league ``text`` names; ``read_only`` for commands that only read it (they then
+    work on a league they cannot write, and never change one)."""
     try:
-        return League.open(league_path(text))
+        return League.open(league_path(text), read_only)
     except (LeagueError, ConfigError) as exc:
         raise failure(exc) from None
 
+
+WORKERS = click.IntRange(min=1, max=MAX_WORKERS)
 
 league_option = click.option(
     "--league",
@@ -54,21 +60,26 @@ def league() -> None:
 
 @league.command("init")
 @click.argument("name")
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=1, show_default=True)
+@click.option("--workers", type=WORKERS, default=2, show_default=True)
 def init(name: str, seed: int, workers: int) -> None:
     """Create league NAME with a commented league.toml of sensible defaults."""
     folder = league_path(name)
     try:
         path = League.init(folder, default_config(seed, workers))
-    except LeagueError as exc:
+    except (LeagueError, StoreError) as exc:
         raise failure(exc) from None
+    except OSError as exc:
+        where = exc.filename or folder
+        raise click.ClickException(
+            f"cannot create the league in {folder}: {where}: {exc.strerror or exc}"
+        ) from None
     click.echo(f"created {path}; edit it, then: arena submit BOT --league {name}")
 
 
 @league.command("run")
 @click.argument("name")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Override the config.")
+@click.option("--workers", type=WORKERS, default=None, help="Override the config.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.option(
     "--executor",
@@ -134,7 +145,7 @@ def play(
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
 def status(name: str, as_json: bool) -> None:
     """Print the standings per game and overall."""
-    with open_league(name) as lg:
+    with open_league(name, read_only=True) as lg:
         summary = lg.summary()
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -213,13 +224,19 @@ def render_standings(summary: dict[str, object]) -> str:
 )
 def export(name: str, fmt: str, output: Path | None) -> None:
     """Write every match (JSON Lines: whole records; CSV: one row per seat)."""
-    with open_league(name) as lg:
+    with open_league(name, read_only=True) as lg:
         if output is None:
             n = lg.export_jsonl(sys.stdout) if fmt == "jsonl" else lg.export_csv(sys.stdout)
-        else:
+            return
+        try:
             with output.open("w", encoding="utf-8", newline="") as out:
                 n = lg.export_jsonl(out) if fmt == "jsonl" else lg.export_csv(out)
-            click.echo(f"wrote {n} matches to {output}", err=True)
+        except OSError as exc:
+            raise click.ClickException(
+                f"cannot write {output}: {exc.strerror or exc}"
+                + (" (its folder does not exist)" if exc.errno == errno.ENOENT else "")
+            ) from None
+    click.echo(f"wrote {n} matches to {output}", err=True)
 
 
 @league.command("demo")
@@ -229,7 +246,7 @@ def export(name: str, fmt: str, output: Path | None) -> None:
     default=DEFAULT_ROOT / "demo",
     show_default=True,
 )
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--workers", type=WORKERS, default=2, show_default=True)
 @click.option(
     "--matches",
     type=click.IntRange(min=1),
@@ -314,7 +331,7 @@ def submit(
 @click.option("--all", "show_all", is_flag=True, help="Include replaced versions.")
 def bots(league_name: str, show_all: bool) -> None:
     """List the league's entrants."""
-    with open_league(league_name) as lg:
+    with open_league(league_name, read_only=True) as lg:
         summary = lg.summary()
     rows = [e for e in summary["entrants"] if show_all or e["status"] != "replaced"]
     if not rows:

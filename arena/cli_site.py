@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli_league import league_path, open_league
+from arena.cli_league import WORKERS, league_path, open_league
 from arena.site import build_site
 
 
@@ -30,7 +30,7 @@ def default_out(name: str) -> Path:
 @click.option("--full", is_flag=True, help="Forget the cache and render every page again.")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=WORKERS,
     default=1,
     show_default=True,
     help="Processes rendering match pages.",
@@ -44,8 +44,14 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
         if not quiet:
             click.echo(f"\r{n} match pages", nl=False, err=True)
 
-    with open_league(name) as lg:
-        report = build_site(lg, target, full=full, progress=progress, workers=workers)
+    with open_league(name, read_only=True) as lg:
+        try:
+            report = build_site(lg, target, full=full, progress=progress, workers=workers)
+        except OSError as exc:
+            raise click.ClickException(
+                f"cannot write the site to {target}: {exc.filename or target}: "
+                f"{exc.strerror or exc} (choose another place with --out)"
+            ) from None
     if not quiet and report.new_matches:
         click.echo("", err=True)
     click.echo(
@@ -72,10 +78,10 @@ def serve(name: str, out: Path | None, host: str, port: int, interval: float) ->
     from arena.site.serve import serve_site
 
     target = out or default_out(name)
-    with open_league(name) as lg:
+    with open_league(name, read_only=True) as lg:
         report = build_site(lg, target)
     click.echo(f"site in {target} ({report.pages} pages written in {report.seconds:.1f}s)")
-    serve_site(lambda: open_league(name), target, host, port, interval, sys.stderr)
+    serve_site(lambda: open_league(name, read_only=True), target, host, port, interval, sys.stderr)
 
 
 def register(main: click.Group) -> None:

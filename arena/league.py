@@ -34,7 +34,7 @@ from arena.rating import (
     solo_scores,
 )
 from arena.schedule import plan_batch, trim_to_budget
-from arena.store import Entrant, Planned, Store
+from arena.store import Entrant, Planned, Store, StoreError
 
 DB_FILE = "league.db"
 BOTS_DIR = "bots"
@@ -116,10 +116,10 @@ class GameStandings:
 class League:
     """An open league folder. Use as a context manager, or call :meth:`close`."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, read_only: bool = False) -> None:
         self.folder = folder
         self.config = load_config(folder)
-        self.store = Store.open(folder / DB_FILE)
+        self.store = Store.open(folder / DB_FILE, read_only=read_only)
         self.env = self.config.rating.environment()
 
     # -- creating and opening -------------------------------------------------------------
@@ -137,10 +137,11 @@ class League:
         return path
 
     @classmethod
-    def open(cls, folder: Path) -> League:
+    def open(cls, folder: Path, read_only: bool = False) -> League:
+        """Open a league folder; ``read_only`` never writes (for status, export, audit)."""
         try:
-            return cls(folder)
-        except ConfigError as exc:
+            return cls(folder, read_only)
+        except (ConfigError, StoreError) as exc:
             raise LeagueError(str(exc)) from None
 
     def close(self) -> None:
