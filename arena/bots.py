@@ -129,7 +129,10 @@ def manifest_spec(data: Mapping[str, Any], path: Path, source: str) -> BotSpec:
         raise bad(f"name must be 1-64 letters, digits, _ . + - (starting alphanumeric): {name!r}")
     command = data["command"]
     if isinstance(command, str):
-        command = shlex.split(command)
+        try:
+            command = shlex.split(command)
+        except ValueError as exc:
+            raise bad(f"command {command!r} cannot be split into words: {exc}") from None
     if (
         not isinstance(command, list)
         or not command

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 import random
 import sqlite3
 import sys
@@ -24,7 +23,7 @@ from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
 from arena.pool import BotPool
 from arena.store import explain
-from arena.terminal import failure, shown, shown_lines
+from arena.terminal import Seconds, failure, shown, shown_lines
 
 
 def parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, JSON]:
@@ -83,18 +82,6 @@ class ArenaGroup(click.Group):
             raise click.ClickException(describe_os_error(exc)) from None
         except sqlite3.Error as exc:
             raise click.ClickException(f"the league database: {explain(exc)}") from None
-
-
-class Seconds(click.FloatRange):
-    """A time limit: a finite number of seconds in a range (``nan`` passes FloatRange)."""
-
-    name = "seconds"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        number = super().convert(value, param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
-        return number
 
 
 SEED = click.IntRange(min=0, max=MAX_SEED)

@@ -11,7 +11,9 @@ from pathlib import Path
 import click
 
 from arena.cli_league import WORKERS, league_path, open_league
+from arena.config import MAX_SECONDS
 from arena.site import build_site
+from arena.terminal import Seconds
 
 
 def default_out(name: str) -> Path:
@@ -68,7 +70,7 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
     "--interval",
-    type=click.FloatRange(min=0.2),
+    type=Seconds(min=0.2, max=MAX_SECONDS),
     default=5.0,
     show_default=True,
     help="Seconds between checks for new results.",

@@ -183,7 +183,8 @@ class League:
         games = [g for g in league_games if spec.plays(g)]
         if not games:
             raise LeagueError(
-                f"{text} plays none of the league's games ({', '.join(league_games)})"
+                f"{text} plays {', '.join(spec.games or ())}, none of the league's games"
+                f" ({', '.join(league_games)})"
             )
         if spec.kind is BotKind.BUILTIN:
             name = validate_name(f"builtin-{spec.name}" if name is None else name)

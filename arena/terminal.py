@@ -10,7 +10,9 @@ the arena lays out several lines (a stderr tail), it splits first and shows each
 
 from __future__ import annotations
 
+import math
 import unicodedata
+from typing import Any
 
 import click
 
@@ -63,3 +65,15 @@ def failure(exc: BaseException) -> click.ClickException:
     """An error of the library as the CLI's one clean error; its text may quote bot output (a
     failed submission check quotes the bot's stderr), so each line is shown escaped."""
     return click.ClickException("\n".join(shown_lines(str(exc))) or type(exc).__name__)
+
+
+class Seconds(click.FloatRange):
+    """A time limit: a finite number of seconds in a range (``nan`` passes FloatRange)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        return number
