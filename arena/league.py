@@ -463,11 +463,15 @@ class League:
         """Standings per game and overall, the entrants, and progress, as JSON."""
         entrants = {e.id: e for e in self.entrants()}
         counts = self.store.fault_counts(1 << 62)
+        by_game = self.store.faults_by_game()
         per_game = self.standings()
 
-        def who(bot: int) -> dict[str, JSON]:
+        def who(bot: int, game: str | None = None) -> dict[str, JSON]:
+            """The bot; its faulted matches in ``game`` (None: in every game)."""
             e = entrants[bot]
-            _, faulted, _ = counts.get(bot, (0, 0, ""))
+            faulted = (
+                counts.get(bot, (0, 0, ""))[1] if game is None else by_game.get((game, bot), 0)
+            )
             return {
                 "id": bot,
                 "name": e.name,
@@ -481,7 +485,7 @@ class League:
             games[g.game] = {
                 "ratings": [
                     {
-                        **who(s.bot),
+                        **who(s.bot, g.game),
                         "conservative": round(s.conservative, 3),
                         "mu": round(s.mu, 3),
                         "sigma": round(s.sigma, 3),
@@ -492,7 +496,7 @@ class League:
                 ],
                 "solo": [
                     {
-                        **who(s.bot),
+                        **who(s.bot, g.game),
                         "matches": s.matches,
                         "mean_score": round(s.mean, 3),
                         "stderr": round(s.stderr, 3),

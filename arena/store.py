@@ -544,6 +544,16 @@ class Store:
             for bot, n in played.items()
         }
 
+    def faults_by_game(self) -> dict[tuple[str, int], int]:
+        """Per (game, bot): the matches of that game with a fault of the bot's own."""
+        return {
+            (game, bot): count
+            for game, bot, count in self.db.execute(
+                "SELECT s.game, f.bot, COUNT(DISTINCT f.match_id) FROM faults f"
+                " JOIN schedule s USING (match_id) GROUP BY s.game, f.bot"
+            )
+        }
+
     def fault_list(self, limit: int = 20) -> list[tuple[str, str, int, str, str]]:
         """The latest faults: (match id, bot name, step, status, message)."""
         return [

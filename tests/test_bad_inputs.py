@@ -583,7 +583,7 @@ def test_the_read_only_opener_never_writes(tmp_path: Path) -> None:
     assert empty.execute("SELECT COUNT(*) FROM bots").fetchone()[0] == 0
     assert not (tmp_path / "none.db").exists()
     (tmp_path / "other.db").write_bytes(b"x" * 4096)
-    with pytest.raises(StoreError, match="other.db: not an SQLite database"):
+    with pytest.raises(StoreError, match=r"other\.db: not an SQLite database"):
         connect_read_only(tmp_path / "other.db")
 
 
