@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import orjson
 
 from arena import __version__, native
 from arena.botproc import Fault, RunLimits, TimeLimits
@@ -82,6 +83,14 @@ class ArenaGroup(click.Group):
             raise click.ClickException(describe_os_error(exc)) from None
         except sqlite3.Error as exc:
             raise click.ClickException(f"the league database: {explain(exc)}") from None
+        except orjson.JSONDecodeError as exc:
+            raise click.ClickException(
+                f"the league database holds a damaged record ({exc}): restore league.db from a copy"
+            ) from None
+        except ValueError as exc:
+            if "null byte" not in str(exc):
+                raise
+            raise click.ClickException("a path holds a NUL byte (\\x00)") from None
 
 
 SEED = click.IntRange(min=0, max=MAX_SEED)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from arena.bots import BotError
 from arena.config import MAX_SEED, MAX_WORKERS, ConfigError, default_config
 from arena.executor import Interrupted, WorkerLost, run_league
 from arena.league import League, LeagueError
@@ -27,6 +28,8 @@ DEMO_BOTS = ("bots/random", "bots/heuristic", "bots/js-random", "builtin:random"
 
 def league_path(text: str) -> Path:
     """A league named by a path, or by a bare name under ``results/``."""
+    if not text.strip():
+        raise click.BadParameter("an empty name: give a league name or folder", param_hint="L")
     path = Path(text)
     if path.exists() or "/" in text or text.startswith("."):
         return path
@@ -131,6 +134,11 @@ def play(
             report = run_league(lg, workers, None if quiet else sys.stderr)
     except (Interrupted, WorkerLost) as exc:
         raise failure(exc) from None
+    except BotError as exc:
+        raise click.ClickException(
+            f"an entrant cannot be started: {shown(exc)} (its files in the league's"
+            " bots/ folder are missing or changed; withdraw it or submit it again)"
+        ) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
     click.echo(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -130,6 +131,37 @@ def newer_db(tmp: Path, league: Path) -> list[str]:
     db.execute("PRAGMA user_version = 99")
     db.close()
     return ["league", "status", str(folder)]
+
+
+def small_league(tmp: Path) -> Path:
+    folder = tmp / "small"
+    folder.mkdir()
+    (folder / "league.toml").write_text("[games.take5]\nseats = [2]\n[schedule]\nmax_matches = 2\n")
+    for bot in (str(ROOT / "bots" / "random"), "builtin:first"):
+        result = CliRunner().invoke(main, ["submit", bot, "--league", str(folder), "--no-check"])
+        assert result.exit_code == 0, result.output
+    return folder
+
+
+def bots_gone(tmp: Path, league: Path) -> list[str]:
+    """A league whose copied bot files were deleted: ``league run`` cannot start the bot."""
+    folder = small_league(tmp)
+    shutil.rmtree(folder / "bots")
+    return ["league", "run", str(folder), "--quiet", "--workers", "1"]
+
+
+def damaged_record(command: str) -> Setup:
+    """A league.db with a row that is not valid JSON."""
+
+    def setup(tmp: Path, league: Path) -> list[str]:
+        folder = small_league(tmp)
+        db = sqlite3.connect(folder / "league.db")
+        db.execute("UPDATE bots SET games = 'not json'")
+        db.commit()
+        db.close()
+        return as_command(command, folder)
+
+    return setup
 
 
 def a_file(tmp: Path, league: Path) -> Path:
@@ -444,6 +476,19 @@ CASES: list[Case] = [
     Case("serve-interval", args("serve", "{L}", "--interval", "nan"), "--interval"),
     Case("serve-missing", args("serve", "{T}/none"), "none"),
     Case("unknown-command", args("fly"), "fly"),
+    Case("init-empty", args("league", "init", ""), "empty name"),
+    Case("status-blank", args("league", "status", " "), "empty name"),
+    Case("export-nul", args("league", "export", "{L}", "-o", "{T}/a\x00b"), "NUL"),
+    Case(
+        "export-dev-full",
+        args("league", "export", "{L}", "--format", "csv", "-o", "/dev/full"),
+        "/dev/full",
+    ),
+    Case("leaderboard-dev-full", args("leaderboard", "{L}", "--out", "/dev/full"), "/dev/full"),
+    Case("run-bots-gone", bots_gone, "bots/random-"),
+    Case("status-damaged-db", damaged_record("status"), "damaged record"),
+    Case("audit-damaged-db", damaged_record("audit"), "damaged record"),
+    Case("bots-damaged-db", damaged_record("bots"), "damaged record"),
 ]
 
 
