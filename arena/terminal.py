@@ -1,4 +1,4 @@
-"""Text from bots, shown safely on the operator's terminal.
+"""Bot-controlled text, shown safely on the operator's terminal.
 
 A bot controls its hello name and version, its manifest's fields, its stderr and the messages of
 its faults; written raw, an ANSI sequence in any of them could clear the screen, move the cursor
