@@ -24,7 +24,7 @@ from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
 from arena.pool import BotPool
 from arena.store import explain
-from arena.terminal import Seconds, failure, shown, shown_lines
+from arena.terminal import Seconds, describe_os_error, failure, shown, shown_lines
 
 
 def parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, JSON]:
@@ -51,22 +51,6 @@ def final_table(state: State, names: Sequence[str]) -> str:
         points = int(score) if float(score).is_integer() else score
         lines.append(f"{result.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {points}")
     return "\n".join(lines)
-
-
-def describe_os_error(exc: OSError) -> str:
-    """One line for an error of the machine: the file, what went wrong, what to do."""
-    where = exc.filename if exc.filename is not None else ""
-    what = exc.strerror or str(exc)
-    hint = {
-        errno.ENOSPC: "free some disk space and run it again",
-        errno.EDQUOT: "free some disk space and run it again",
-        errno.EROFS: "the file system is read-only: choose another place",
-        errno.EACCES: "it cannot be written or read here: choose another place",
-        errno.EPERM: "it cannot be written or read here: choose another place",
-        errno.ENOTDIR: "a part of the path is a file, not a folder",
-        errno.ENOENT: "the folder does not exist: create it first",
-    }.get(exc.errno or 0)
-    return (f"{where}: " if where else "") + what + (f" ({hint})" if hint else "")
 
 
 class ArenaGroup(click.Group):

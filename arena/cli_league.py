@@ -5,7 +5,6 @@ Kept apart from ``arena/cli.py`` and registered on its main group by :func:`regi
 
 from __future__ import annotations
 
-import errno
 import json
 import shutil
 import signal
@@ -19,7 +18,7 @@ from arena.config import MAX_SEED, MAX_WORKERS, ConfigError, default_config
 from arena.executor import Interrupted, WorkerLost, run_league
 from arena.league import League, LeagueError
 from arena.store import StoreError
-from arena.terminal import failure, printable_name, shown
+from arena.terminal import describe_os_error, failure, printable_name, shown
 
 DEFAULT_ROOT = Path("results")
 REPO = Path(__file__).resolve().parent.parent
@@ -73,9 +72,8 @@ def init(name: str, seed: int, workers: int) -> None:
     except (LeagueError, StoreError) as exc:
         raise failure(exc) from None
     except OSError as exc:
-        where = exc.filename or folder
         raise click.ClickException(
-            f"cannot create the league in {folder}: {where}: {exc.strerror or exc}"
+            f"cannot create the league in {folder}: {describe_os_error(exc)}"
         ) from None
     click.echo(f"created {path}; edit it, then: arena submit BOT --league {name}")
 
@@ -241,8 +239,7 @@ def export(name: str, fmt: str, output: Path | None) -> None:
                 n = lg.export_jsonl(out) if fmt == "jsonl" else lg.export_csv(out)
         except OSError as exc:
             raise click.ClickException(
-                f"cannot write {output}: {exc.strerror or exc}"
-                + (" (its folder does not exist)" if exc.errno == errno.ENOENT else "")
+                f"cannot write the export: {describe_os_error(exc, output)}"
             ) from None
     click.echo(f"wrote {n} matches to {output}", err=True)
 

@@ -13,7 +13,7 @@ import click
 from arena.cli_league import WORKERS, league_path, open_league
 from arena.config import MAX_SECONDS
 from arena.site import build_site
-from arena.terminal import Seconds
+from arena.terminal import Seconds, describe_os_error
 
 
 def default_out(name: str) -> Path:
@@ -51,8 +51,8 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
             report = build_site(lg, target, full=full, progress=progress, workers=workers)
         except OSError as exc:
             raise click.ClickException(
-                f"cannot write the site to {target}: {exc.filename or target}: "
-                f"{exc.strerror or exc} (choose another place with --out)"
+                f"cannot write the site to {target} (choose another with --out): "
+                + describe_os_error(exc, target)
             ) from None
     if not quiet and report.new_matches:
         click.echo("", err=True)

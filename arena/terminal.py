@@ -10,6 +10,7 @@ the arena lays out several lines (a stderr tail), it splits first and shows each
 
 from __future__ import annotations
 
+import errno
 import math
 import unicodedata
 from typing import Any
@@ -77,3 +78,20 @@ class Seconds(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
         return number
+
+
+def describe_os_error(exc: OSError, path: object = None) -> str:
+    """One line for an error of the machine: the file (``path`` if the error names none), what
+    went wrong, what to do."""
+    where = exc.filename if exc.filename is not None else (path or "")
+    what = exc.strerror or str(exc)
+    hint = {
+        errno.ENOSPC: "free some disk space and run it again",
+        errno.EDQUOT: "free some disk space and run it again",
+        errno.EROFS: "the file system is read-only: choose another place",
+        errno.EACCES: "it cannot be written or read here: choose another place",
+        errno.EPERM: "it cannot be written or read here: choose another place",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.ENOENT: "the folder does not exist: create it first",
+    }.get(exc.errno or 0)
+    return (f"{where}: " if where else "") + what + (f" ({hint})" if hint else "")
