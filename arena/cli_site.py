@@ -83,7 +83,14 @@ def serve(name: str, out: Path | None, host: str, port: int, interval: float) ->
     with open_league(name, read_only=True) as lg:
         report = build_site(lg, target)
     click.echo(f"site in {target} ({report.pages} pages written in {report.seconds:.1f}s)")
-    serve_site(lambda: open_league(name, read_only=True), target, host, port, interval, sys.stderr)
+    try:
+        serve_site(
+            lambda: open_league(name, read_only=True), target, host, port, interval, sys.stderr
+        )
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot serve on {host}:{port}: {exc.strerror or exc} (choose another --port or --host)"
+        ) from None
 
 
 def register(main: click.Group) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -162,6 +163,19 @@ def damaged_record(command: str) -> Setup:
         return as_command(command, folder)
 
     return setup
+
+
+HELD: list[socket.socket] = []
+"""Listening sockets kept open while a case runs (closed by the fixture)."""
+
+
+def port_taken(tmp: Path, league: Path) -> list[str]:
+    """``arena serve`` on a port that a socket of this test already listens on."""
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    HELD.append(held)
+    return ["serve", str(league), "--out", str(tmp / "site"), "--port", str(held.getsockname()[1])]
 
 
 def a_file(tmp: Path, league: Path) -> Path:
@@ -475,6 +489,7 @@ CASES: list[Case] = [
     Case("serve-port", args("serve", "{L}", "--port", "70000"), "--port"),
     Case("serve-interval", args("serve", "{L}", "--interval", "nan"), "--interval"),
     Case("serve-missing", args("serve", "{T}/none"), "none"),
+    Case("serve-port-taken", port_taken, "127.0.0.1:"),
     Case("unknown-command", args("fly"), "fly"),
     Case("init-empty", args("league", "init", ""), "empty name"),
     Case("status-blank", args("league", "status", " "), "empty name"),
@@ -522,7 +537,11 @@ def test_there_are_at_least_a_hundred_cases() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_a_bad_input_is_one_clear_line(case: Case, league: Path, tmp_path: Path) -> None:
     command = case.setup(tmp_path, league)
-    result = CliRunner().invoke(main, command)
+    try:
+        result = CliRunner().invoke(main, command)
+    finally:
+        while HELD:
+            HELD.pop().close()
     assert "Traceback" not in result.output, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(
         result.exception
