@@ -35,6 +35,7 @@ from arena.rating import (
 )
 from arena.schedule import plan_batch, trim_to_budget
 from arena.store import Entrant, Planned, Store, StoreError
+from arena.terminal import printable_name, shown
 
 DB_FILE = "league.db"
 BOTS_DIR = "bots"
@@ -65,6 +66,11 @@ def bot_files(folder: Path) -> list[Path]:
             continue
         if path.is_symlink():
             raise LeagueError(f"{path} is a symbolic link; a bot folder may hold only files")
+        if not printable_name(str(rel)):
+            raise LeagueError(
+                f"{shown(ascii(str(rel)))} in {folder}: a file name that is not plain UTF-8 text"
+                " (rename it)"
+            )
         if path.is_file():
             total += path.stat().st_size
             if total > MAX_BOT_BYTES:

@@ -165,6 +165,18 @@ def damaged_record(command: str) -> Setup:
     return setup
 
 
+def odd_file_name(name: bytes) -> Setup:
+    """A good bot folder holding a file whose name is ``name`` (bytes), submitted."""
+
+    def setup(tmp: Path, league: Path) -> list[str]:
+        command = manifest(GOOD_MANIFEST, "submit")(tmp, league)
+        with open(os.path.join(os.fsencode(tmp / "bot"), name), "wb") as handle:
+            handle.write(b"x")
+        return command
+
+    return setup
+
+
 HELD: list[socket.socket] = []
 """Listening sockets kept open while a case runs (closed by the fixture)."""
 
@@ -289,6 +301,8 @@ CASES: list[Case] = [
         manifest(GOOD_MANIFEST + 'description = "a\\u202eb"\n'),
         "description",
     ),
+    Case("bot-file-not-utf8", odd_file_name(b"\xff.txt"), "not plain UTF-8"),
+    Case("bot-file-newline", odd_file_name(b"a\nb.txt"), "a\\nb.txt"),
     Case("bot-check-syntax", manifest("name = \n", "check"), "bot.toml"),
     Case("bot-submit-syntax", manifest("name = \n", "submit"), "bot.toml"),
     Case(
