@@ -151,6 +151,11 @@ def bots_gone(tmp: Path, league: Path) -> list[str]:
     return ["league", "run", str(folder), "--quiet", "--workers", "1"]
 
 
+def bad_scheduler(tmp: Path, league: Path) -> list[str]:
+    folder = small_league(tmp)
+    return ["league", "run", str(folder), "--quiet", "--scheduler", "not an address"]
+
+
 def damaged_record(command: str) -> Setup:
     """A league.db with a row that is not valid JSON."""
 
@@ -515,6 +520,7 @@ CASES: list[Case] = [
     ),
     Case("leaderboard-dev-full", args("leaderboard", "{L}", "--out", "/dev/full"), "/dev/full"),
     Case("run-bots-gone", bots_gone, "bots/random-"),
+    Case("run-scheduler", bad_scheduler, "not an address"),
     Case("status-damaged-db", damaged_record("status"), "damaged record"),
     Case("audit-damaged-db", damaged_record("audit"), "damaged record"),
     Case("bots-damaged-db", damaged_record("bots"), "damaged record"),
