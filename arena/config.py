@@ -7,6 +7,7 @@ a comment each. Unknown keys are errors (a typo must not silently fall back to a
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -145,6 +146,8 @@ def default_config(seed: int = 1, workers: int = 2) -> LeagueConfig:
     return LeagueConfig(seed=seed, workers=workers, games=default_games())
 
 
+SCHEDULER = re.compile(r"([a-z]+://)?[^\s/]+:\d{1,5}")
+"""A Dask scheduler's address: an optional protocol, a host and a port."""
 MAX_SEED = 2**63 - 1
 """Seeds and counts are SQLite integers: 64 bits, signed."""
 MAX_WORKERS = 1024
@@ -279,6 +282,10 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
     executor = _section(_table(data, "executor"), Executor, "executor")
     if executor.kind not in ("local", "dask") or executor.bots not in ("upload", "shared"):
         raise ConfigError("executor: kind is local or dask; bots is upload or shared")
+    if executor.scheduler and not SCHEDULER.fullmatch(executor.scheduler):
+        raise ConfigError(
+            f"executor.scheduler: an address such as tcp://host:8786, not {executor.scheduler!r}"
+        )
     return LeagueConfig(seed, workers, games, schedule, entrants, rating, time_limits, executor)
 
 

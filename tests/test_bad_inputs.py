@@ -406,6 +406,7 @@ CASES: list[Case] = [
     Case("toml-executor-int", toml("executor = 5\n"), "executor"),
     Case("toml-executor-kind", toml('[executor]\nkind = "cloud"\n'), "kind"),
     Case("toml-executor-bots", toml('[executor]\nbots = "ftp"\n'), "bots"),
+    Case("toml-scheduler", toml('[executor]\nscheduler = "my laptop"\n'), "executor.scheduler"),
     Case("toml-executor-chunk", toml("[executor]\nchunk = -1\n"), "chunk"),
     Case("toml-run", toml("[limits]\ndecision = nan\n", "run"), "limits.decision"),
     Case("toml-audit", toml("schedule = 5\n", "audit"), "schedule"),
