@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from arena import __version__
 from arena.sandbox import Confined, Limits
+from arena.terminal import printable_name
 from arena.usage import Budget, Tracker
 from arena.wire import (
     MAX_LINE,
@@ -535,6 +536,13 @@ class BotConnection:
             answer = decode(line)
         except WireError as exc:
             return self.fault(FaultKind.BAD_HELLO, f"the answer to hello {excerpt(line)} is {exc}")
+        raw_name = answer.get("name")
+        if isinstance(raw_name, str) and not printable_name(raw_name):
+            return self.fault(
+                FaultKind.BAD_HELLO,
+                "the 'name' in the answer to hello must hold no control, format or bidi "
+                f"characters (no newline, no escape sequence): {excerpt(line)}",
+            )
         checked = check_hello(answer)
         if isinstance(checked, str):
             return self.fault(FaultKind.BAD_HELLO, f"{checked}: {excerpt(line)}")

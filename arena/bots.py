@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import resources
+from arena.terminal import printable_name
 
 MANIFEST = "bot.toml"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -34,6 +35,12 @@ MANIFEST_KEYS = {
     "description": "one line about it (optional)",
 }
 PYTHON_NAMES = re.compile(r"^python(3(\.\d+)?)?$")
+
+
+def valid_name(name: object) -> bool:
+    """A bot name: 1-64 letters, digits, ``_ . + -``, starting with a letter or digit; the whole
+    text must match (``$`` alone would let a trailing newline through)."""
+    return isinstance(name, str) and NAME_PATTERN.fullmatch(name) is not None
 
 
 class BotError(ValueError):
@@ -126,11 +133,14 @@ def manifest_spec(data: Mapping[str, Any], path: Path, source: str) -> BotSpec:
         if key not in data:
             raise bad(f"missing field {key!r}: {MANIFEST_KEYS[key]}")
     name = data["name"]
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+    if not valid_name(name):
         raise bad(f"name must be 1-64 letters, digits, _ . + - (starting alphanumeric): {name!r}")
     command = data["command"]
     if isinstance(command, str):
-        command = shlex.split(command)
+        try:
+            command = shlex.split(command)
+        except ValueError as exc:
+            raise bad(f"command {command!r} cannot be split into words: {exc}") from None
     if (
         not isinstance(command, list)
         or not command
@@ -147,6 +157,8 @@ def manifest_spec(data: Mapping[str, Any], path: Path, source: str) -> BotSpec:
             value = str(value)
         if not isinstance(value, str):
             raise bad(f"{key} must be a string: {value!r}")
+        if not printable_name(value):
+            raise bad(f"{key} must hold no control, format or bidi characters: {value!r}")
         texts[key] = value
     directory = path.parent.resolve()
     return BotSpec(

@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import random
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
+import orjson
 
 from arena import __version__, native, resources
 from arena.botproc import Fault, RunLimits, TimeLimits
-from arena.bots import BotError, BotSpec, load_bot
-from arena.config import ConfigError, load_config
+from arena.bots import BotError, BotKind, BotSpec, load_bot
+from arena.config import MAX_SECONDS, MAX_SEED, ConfigError, load_config
 from arena.conformance import HINTS, changed_options, check_bot
 from arena.errors import ArenaSetupError
 from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
 from arena.pool import BotPool
+from arena.store import explain
+from arena.terminal import Seconds, describe_os_error, failure, shown, shown_lines
 
 
 def parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, JSON]:
@@ -44,20 +49,39 @@ def final_table(state: State, names: Sequence[str]) -> str:
     lines = [f"{'place':>5}  {'seat':>4}  {'player':<{width}}  score"]
     for seat in order:
         score = result.scores[seat]
-        shown = int(score) if float(score).is_integer() else score
-        lines.append(f"{result.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {shown}")
+        points = int(score) if float(score).is_integer() else score
+        lines.append(f"{result.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {points}")
     return "\n".join(lines)
 
 
 class ArenaGroup(click.Group):
-    """The main group: an :class:`ArenaSetupError` from any command (the arena, not a bot,
-    failed) becomes one line on stderr and exit status 1."""
+    """The main group. An :class:`ArenaSetupError` (the arena, not a bot, failed) and errors of
+    the machine rather than of the arena (a folder that cannot be written, a full disk, a
+    database that cannot be read) end as one line on stderr and exit status 1, not as a
+    traceback; a broken pipe is left to click, which exits quietly."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ArenaSetupError as exc:
             raise click.ClickException(f"the arena cannot run bots here: {exc}") from None
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise
+            raise click.ClickException(describe_os_error(exc)) from None
+        except sqlite3.Error as exc:
+            raise click.ClickException(f"the league database: {explain(exc)}") from None
+        except orjson.JSONDecodeError as exc:
+            raise click.ClickException(
+                f"the league database holds a damaged record ({exc}): restore league.db from a copy"
+            ) from None
+        except ValueError as exc:
+            if "null byte" not in str(exc):
+                raise
+            raise click.ClickException("a path holds a NUL byte (\\x00)") from None
+
+
+SEED = click.IntRange(min=0, max=MAX_SEED)
 
 
 @click.group(
@@ -102,21 +126,21 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
         [
             click.option(
                 "--decision-time",
-                type=click.FloatRange(min=0.001),
+                type=Seconds(min=0.001, max=MAX_SECONDS),
                 default=TimeLimits.decision,
                 show_default=True,
                 help="Seconds free for each decision.",
             ),
             click.option(
                 "--time-bank",
-                type=click.FloatRange(min=0),
+                type=Seconds(min=0, max=MAX_SECONDS),
                 default=TimeLimits.bank,
                 show_default=True,
                 help="Extra seconds per match for decisions that run over.",
             ),
             click.option(
                 "--startup-time",
-                type=click.FloatRange(min=0.001),
+                type=Seconds(min=0.001, max=MAX_SECONDS),
                 default=TimeLimits.startup,
                 show_default=True,
                 help="Seconds a bot has to start and answer hello.",
@@ -135,31 +159,33 @@ def load_bots(texts: Sequence[str]) -> tuple[BotSpec, ...]:
     try:
         return tuple(load_bot(text) for text in texts)
     except BotError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
 
 
 def record_table(record: MatchRecord) -> str:
     """Places, seats, bots and scores; a faulted seat is marked."""
     scores = record.result["scores"]
     faulted = {f.seat for f in record.faults}
-    names = [str(seat["name"]) for seat in record.seats]
+    names = [shown(seat["name"]) for seat in record.seats]
     width = max(len(n) for n in names)
     order = sorted(range(len(names)), key=lambda s: (record.ranks[s], s))
     lines = [f"{'place':>5}  {'seat':>4}  {'bot':<{width}}  score"]
     for seat in order:
         score = scores[seat]
-        shown = int(score) if float(score).is_integer() else score
+        points = int(score) if float(score).is_integer() else score
         mark = "  (faulted: ranked last)" if seat in faulted else ""
-        lines.append(f"{record.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {shown}{mark}")
+        lines.append(f"{record.ranks[seat]:>5}  {seat:>4}  {names[seat]:<{width}}  {points}{mark}")
     return "\n".join(lines)
 
 
 def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
+    """A fault for the terminal: every piece of bot text shown escaped, the stderr tail line
+    by line."""
     text = (
-        f"FAULT seat {fault.seat} ({name}) at step {fault.step}: "
-        f"{fault.kind.value}: {fault.message}"
+        f"FAULT seat {fault.seat} ({shown(name)}) at step {fault.step}: "
+        f"{fault.kind.value}: {shown(fault.message)}"
     )
-    tail = [line for line in fault.stderr_tail.splitlines() if line.strip()][-tail_lines:]
+    tail = [line for line in shown_lines(fault.stderr_tail) if line.strip()][-tail_lines:]
     if tail:
         text += "\n  stderr (end):\n" + "\n".join("    " + line for line in tail)
     return text
@@ -176,7 +202,7 @@ def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
 )
 @click.option(
     "--seed",
-    type=click.IntRange(min=0),
+    type=SEED,
     default=0,
     show_default=True,
     help="Seed of the first game; game k uses seed + k.",
@@ -228,21 +254,27 @@ def play(
     """
     try:
         spec = get_game(game)
-        spec.check_seats(len(bots) if bots else seats or 4)
     except GameError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
     if bots and seats is not None and seats != len(bots):
         raise click.BadParameter(
             f"{len(bots)} bots were given for {seats} seats", param_hint="--seats"
         )
+    table = len(bots) if bots else (seats if seats is not None else 4)
+    try:
+        spec.check_seats(table)
+    except GameError as exc:
+        if bots:
+            raise failure(exc) from None
+        raise click.BadParameter(str(exc), param_hint="--seats") from None
     chosen = parse_options(spec, options)
     if not bots:
-        play_random(spec, seats or 4, seed, count, chosen, as_json, quiet)
+        play_random(spec, table, seed, count, chosen, as_json, quiet)
         return
     specs = load_bots(bots)
     for bot in specs:
         if not bot.plays(game):
-            click.echo(f"note: {bot.name} does not list {game} among its games", err=True)
+            click.echo(f"note: {shown(bot.name)} does not list {game} among its games", err=True)
     with BotPool(run_limits(decision_time, time_bank, startup_time)) as pool:
         for k in range(count):
             record = run_match(MatchSpec(f"play-{k}", game, seed + k, specs, chosen), pool)
@@ -254,7 +286,7 @@ def play(
             if not quiet:
                 state = record.replay().play()
                 for event in state.public_events():
-                    click.echo("  " + spec.state_class.describe(event))
+                    click.echo("  " + shown(spec.state_class.describe(event)))
             for fault in record.faults:
                 click.echo(describe_fault(fault, names[fault.seat]))
             click.echo(record_table(record))
@@ -298,7 +330,7 @@ def play_random(
 @click.argument("game")
 @click.argument("opponents", nargs=-1, required=True)
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (default: random).")
+@click.option("--seed", type=SEED, default=None, help="Seed (default: random).")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A game option.")
 def human(
     game: str, opponents: tuple[str, ...], seat: int, seed: int | None, options: tuple[str, ...]
@@ -308,7 +340,7 @@ def human(
         spec = get_game(game)
         spec.check_seats(len(opponents) + 1)
     except GameError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
     if seat > len(opponents):
         raise click.BadParameter(f"seat must be 0..{len(opponents)}", param_hint="--seat")
     chosen = parse_options(spec, options)
@@ -353,32 +385,36 @@ def check(
     its default options. Exits with status 1 if the bot fails to start or faults in any match.
     """
     (spec,) = load_bots([bot])
+    if spec.kind is BotKind.HUMAN:
+        raise click.BadParameter("a person is not checked: name a bot", param_hint="BOT")
     if league_dir is None:
         report = check_bot(spec, matches, run_limits(decision_time, time_bank, startup_time))
     else:
         try:
             config = load_config(league_dir)
         except ConfigError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise failure(exc) from None
         report = check_bot(spec, matches, config.run_limits(), config.games)
     if isinstance(report.hello, Fault):
-        click.echo(f"FAIL start-up: {report.hello.kind.value}: {report.hello.message}")
+        click.echo(f"FAIL start-up: {report.hello.kind.value}: {shown(report.hello.message)}")
         click.echo(f"  hint: {HINTS[report.hello.kind]}")
-        tail = report.hello.stderr_tail.strip().splitlines()[-10:]
+        tail = shown_lines(report.hello.stderr_tail.strip())[-10:]
         for line in tail:
             click.echo(f"  stderr: {line}")
         raise click.exceptions.Exit(1)
     name, version, seconds = report.hello
     click.echo(
-        f"ok   hello: name {name!r}, version {version!r}, started in {seconds * 1000:.0f} ms"
+        f"ok   hello: name {shown(repr(name))}, version {shown(repr(version))}, started in {seconds * 1000:.0f} ms"
     )
     for game in report.unknown_games:
         click.echo(
-            f"note {spec.name} claims {game!r}, which this arena does not know "
+            f"note {shown(spec.name)} claims {shown(repr(game))}, which this arena does not know "
             f"(games: {', '.join(sorted(GAMES))}); not checked"
         )
     for game in report.not_played:
-        click.echo(f"note {spec.name} claims {game!r}, which the league does not play; not checked")
+        click.echo(
+            f"note {shown(spec.name)} claims {game!r}, which the league does not play; not checked"
+        )
     if not report.games:
         if league_dir is None:
             click.echo("FAIL it claims no game this arena knows")

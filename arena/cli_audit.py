@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from arena.audit import audit as run_audit
+from arena.terminal import shown
 
 
 @click.command("audit")
@@ -24,7 +25,7 @@ def audit(name: str, limit: int) -> None:
     """
     from arena.cli_league import open_league
 
-    with open_league(name) as lg:
+    with open_league(name, read_only=True) as lg:
         report = run_audit(lg)
     if report.ok:
         click.echo(
@@ -32,13 +33,13 @@ def audit(name: str, limit: int) -> None:
         )
         return
     for problem in report.problems[:limit]:
-        click.echo(str(problem), err=True)
+        click.echo(shown(str(problem)), err=True)
     if len(report.problems) > limit:
         click.echo(f"... and {len(report.problems) - limit} more", err=True)
     bad = report.bad_matches()
     click.echo(
         f"audit: {report.matches} matches replayed; {len(report.problems)} problem(s)"
-        f" in {len(bad)} match(es)" + (f": {', '.join(bad[:20])}" if bad else ""),
+        f" in {len(bad)} match(es)" + (f": {shown(', '.join(bad[:20]))}" if bad else ""),
         err=True,
     )
     raise SystemExit(1)

@@ -13,9 +13,12 @@ from pathlib import Path
 
 import click
 
-from arena.config import ConfigError, default_config
+from arena.bots import BotError
+from arena.config import MAX_SEED, MAX_WORKERS, ConfigError, default_config
 from arena.executor import Interrupted, WorkerLost, run_league
 from arena.league import League, LeagueError
+from arena.store import StoreError
+from arena.terminal import describe_os_error, failure, printable_name, shown
 
 DEFAULT_ROOT = Path("results")
 DEMO_BOTS = (
@@ -30,18 +33,24 @@ DEMO_BOTS = (
 
 def league_path(text: str) -> Path:
     """A league named by a path, or by a bare name under ``results/``."""
+    if not text.strip():
+        raise click.BadParameter("an empty name: give a league name or folder", param_hint="L")
     path = Path(text)
     if path.exists() or "/" in text or text.startswith("."):
         return path
     return DEFAULT_ROOT / text
 
 
-def open_league(text: str) -> League:
+def open_league(text: str, read_only: bool = False) -> League:
+    """The league ``text`` names; ``read_only`` for commands that only read it (they then
+    work on a league they cannot write, and never change one)."""
     try:
-        return League.open(league_path(text))
+        return League.open(league_path(text), read_only)
     except (LeagueError, ConfigError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
 
+
+WORKERS = click.IntRange(min=1, max=MAX_WORKERS)
 
 league_option = click.option(
     "--league",
@@ -59,21 +68,25 @@ def league() -> None:
 
 @league.command("init")
 @click.argument("name")
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=1, show_default=True)
+@click.option("--workers", type=WORKERS, default=2, show_default=True)
 def init(name: str, seed: int, workers: int) -> None:
     """Create league NAME with a commented league.toml of sensible defaults."""
     folder = league_path(name)
     try:
         path = League.init(folder, default_config(seed, workers))
-    except LeagueError as exc:
-        raise click.ClickException(str(exc)) from None
+    except (LeagueError, StoreError) as exc:
+        raise failure(exc) from None
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot create the league in {folder}: {describe_os_error(exc)}"
+        ) from None
     click.echo(f"created {path}; edit it, then: arena submit BOT --league {name}")
 
 
 @league.command("run")
 @click.argument("name")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Override the config.")
+@click.option("--workers", type=WORKERS, default=None, help="Override the config.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.option(
     "--executor",
@@ -120,11 +133,16 @@ def play(
                     lg, scheduler, workers=workers, progress=None if quiet else sys.stderr
                 )
             except DaskError as exc:
-                raise click.ClickException(str(exc)) from None
+                raise failure(exc) from None
         else:
             report = run_league(lg, workers, None if quiet else sys.stderr)
     except (Interrupted, WorkerLost) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(exc) from None
+    except BotError as exc:
+        raise click.ClickException(
+            f"an entrant cannot be started: {shown(exc)} (its files in the league's"
+            " bots/ folder are missing or changed; withdraw it or submit it again)"
+        ) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
     click.echo(
@@ -141,7 +159,7 @@ def play(
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
 def status(name: str, as_json: bool) -> None:
     """Print the standings per game and overall."""
-    with open_league(name) as lg:
+    with open_league(name, read_only=True) as lg:
         summary = lg.summary()
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -156,7 +174,7 @@ def render_standings(summary: dict[str, object]) -> str:
     if str(summary.get("stopped", "")).startswith("stopped"):
         state = str(summary["stopped"])  # not finished: it cannot go on (e.g. all suspended)
     lines.append(
-        f"league {summary['league']}: {summary['matches_played']}/{summary['matches_planned']} "
+        f"league {shown(summary['league'])}: {summary['matches_played']}/{summary['matches_planned']} "
         f"planned matches played, {summary['batches_rated']} batches rated ({state})"
     )
     games = summary["games"]
@@ -171,9 +189,9 @@ def render_standings(summary: dict[str, object]) -> str:
             )
             for i, r in enumerate(table["ratings"], 1):
                 lines.append(
-                    f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['conservative']:>7.2f}"
+                    f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['conservative']:>7.2f}"
                     f" {r['mu']:>7.2f} {r['sigma']:>6.2f} {r['tables']:>6} {r['matches']:>7}"
-                    f" {r['faulted_matches']:>6}  {r['status']}"
+                    f" {r['faulted_matches']:>6}  {shown(r['status'])}"
                 )
         if table["solo"]:
             lines.append("")
@@ -183,7 +201,7 @@ def render_standings(summary: dict[str, object]) -> str:
             )
             for i, r in enumerate(table["solo"], 1):
                 lines.append(
-                    f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['matches']:>7}"
+                    f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['matches']:>7}"
                     f" {r['mean_score']:>9.2f} {r['stderr']:>7.2f}"
                 )
     ranked = summary["overall"]
@@ -193,8 +211,8 @@ def render_standings(summary: dict[str, object]) -> str:
         lines.append("overall: mean of the per-game ratings (mu - 3*sigma) over the games played")
         for i, r in enumerate(ranked, 1):
             lines.append(
-                f"{i:>3}  {r['name']:<24} {r['version']:<12} {r['score']:>7.2f}  "
-                f"({r['games']} games)  {r['status']}"
+                f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['score']:>7.2f}  "
+                f"({r['games']} games)  {shown(r['status'])}"
             )
     entrants = summary["entrants"]
     assert isinstance(entrants, list)
@@ -202,7 +220,9 @@ def render_standings(summary: dict[str, object]) -> str:
     if held:
         lines.append("")
         for e in held:
-            lines.append(f"{e['name']} {e['version']}: {e['status']}: {e['reason']}")
+            lines.append(
+                f"{shown(e['name'])} {e['version']}: {shown(e['status'])}: {shown(e['reason'])}"
+            )
     return "\n".join(lines)
 
 
@@ -220,13 +240,18 @@ def render_standings(summary: dict[str, object]) -> str:
 )
 def export(name: str, fmt: str, output: Path | None) -> None:
     """Write every match (JSON Lines: whole records; CSV: one row per seat)."""
-    with open_league(name) as lg:
+    with open_league(name, read_only=True) as lg:
         if output is None:
             n = lg.export_jsonl(sys.stdout) if fmt == "jsonl" else lg.export_csv(sys.stdout)
-        else:
+            return
+        try:
             with output.open("w", encoding="utf-8", newline="") as out:
                 n = lg.export_jsonl(out) if fmt == "jsonl" else lg.export_csv(out)
-            click.echo(f"wrote {n} matches to {output}", err=True)
+        except OSError as exc:
+            raise click.ClickException(
+                f"cannot write the export: {describe_os_error(exc, output)}"
+            ) from None
+    click.echo(f"wrote {n} matches to {output}", err=True)
 
 
 @league.command("demo")
@@ -236,7 +261,7 @@ def export(name: str, fmt: str, output: Path | None) -> None:
     default=DEFAULT_ROOT / "demo",
     show_default=True,
 )
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--workers", type=WORKERS, default=2, show_default=True)
 @click.option(
     "--matches",
     type=click.IntRange(min=1),
@@ -263,9 +288,11 @@ def demo(folder: Path, workers: int, matches: int, fresh: bool) -> None:
                 try:
                     done = lg.submit(bot)
                 except LeagueError as exc:
-                    click.echo(f"skipping {bot}: {exc}", err=True)
+                    click.echo(f"skipping {bot}: {failure(exc).message}", err=True)
                     continue
-                click.echo(f"entered {done.entrant.name} ({', '.join(done.entrant.games)})")
+                click.echo(
+                    f"entered {shown(done.entrant.name)} ({shown(', '.join(done.entrant.games))})"
+                )
     with open_league(str(folder)) as lg:
         play(lg, workers, False)
         click.echo()
@@ -293,16 +320,21 @@ def submit(
     bot: str, league_name: str, name: str | None, author: str | None, no_check: bool
 ) -> None:
     """Check BOT, copy it into the league under its content hash, and enter it."""
+    for text, hint in ((name, "--name"), (author, "--author")):
+        if text is not None and not printable_name(text):
+            raise click.BadParameter(
+                f"{shown(repr(text))} holds a control, format or bidi character", param_hint=hint
+            )
     with open_league(league_name) as lg:
         try:
             done = lg.submit(bot, name=name, author=author, check=not no_check)
         except LeagueError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise failure(exc) from None
     e = done.entrant
     checked = f"; checked in {', '.join(done.checked)}" if done.checked else ""
     click.echo(
-        f"entered {e.name} version {e.version[:12]} by {e.author or '?'} "
-        f"for {', '.join(e.games)}{checked}"
+        f"entered {shown(e.name)} version {e.version[:12]} by {shown(e.author or '?')} "
+        f"for {shown(', '.join(e.games))}{checked}"
     )
     if done.replaced is not None:
         click.echo(f"it replaces version {done.replaced.version[:12]} (its results are kept)")
@@ -313,7 +345,7 @@ def submit(
 @click.option("--all", "show_all", is_flag=True, help="Include replaced versions.")
 def bots(league_name: str, show_all: bool) -> None:
     """List the league's entrants."""
-    with open_league(league_name) as lg:
+    with open_league(league_name, read_only=True) as lg:
         summary = lg.summary()
     rows = [e for e in summary["entrants"] if show_all or e["status"] != "replaced"]
     if not rows:
@@ -325,9 +357,10 @@ def bots(league_name: str, show_all: bool) -> None:
     )
     for e in rows:
         click.echo(
-            f"{e['id']:>3}  {e['name']:<24} {e['version']:<12} {e['author'][:16]:<16} "
-            f"{e['matches']:>7} {e['faulted_matches']:>6}  {e['status']:<9} {','.join(e['games'])}"
-            + (f"  ({e['reason']})" if e["reason"] else "")
+            f"{e['id']:>3}  {shown(e['name']):<24} {e['version']:<12} "
+            f"{shown(e['author'][:16]):<16} {e['matches']:>7} {e['faulted_matches']:>6}  "
+            f"{shown(e['status']):<9} {shown(','.join(e['games']))}"
+            + (f"  ({shown(e['reason'])})" if e["reason"] else "")
         )
 
 
@@ -340,8 +373,10 @@ def withdraw(name: str, league_name: str) -> None:
         try:
             gone, cancelled = lg.withdraw(name)
         except LeagueError as exc:
-            raise click.ClickException(str(exc)) from None
-    click.echo(f"withdrew {name} ({len(gone)} version(s)); {cancelled} planned matches cancelled")
+            raise failure(exc) from None
+    click.echo(
+        f"withdrew {shown(name)} ({len(gone)} version(s)); {cancelled} planned matches cancelled"
+    )
 
 
 def register(main: click.Group) -> None:

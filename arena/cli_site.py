@@ -10,8 +10,10 @@ from pathlib import Path
 
 import click
 
-from arena.cli_league import league_path, open_league
+from arena.cli_league import WORKERS, league_path, open_league
+from arena.config import MAX_SECONDS
 from arena.site import build_site
+from arena.terminal import Seconds, describe_os_error
 
 
 def default_out(name: str) -> Path:
@@ -30,7 +32,7 @@ def default_out(name: str) -> Path:
 @click.option("--full", is_flag=True, help="Forget the cache and render every page again.")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=WORKERS,
     default=1,
     show_default=True,
     help="Processes rendering match pages.",
@@ -44,8 +46,14 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
         if not quiet:
             click.echo(f"\r{n} match pages", nl=False, err=True)
 
-    with open_league(name) as lg:
-        report = build_site(lg, target, full=full, progress=progress, workers=workers)
+    with open_league(name, read_only=True) as lg:
+        try:
+            report = build_site(lg, target, full=full, progress=progress, workers=workers)
+        except OSError as exc:
+            raise click.ClickException(
+                f"cannot write the site to {target} (choose another with --out): "
+                + describe_os_error(exc, target)
+            ) from None
     if not quiet and report.new_matches:
         click.echo("", err=True)
     click.echo(
@@ -62,7 +70,7 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
     "--interval",
-    type=click.FloatRange(min=0.2),
+    type=Seconds(min=0.2, max=MAX_SECONDS),
     default=5.0,
     show_default=True,
     help="Seconds between checks for new results.",
@@ -72,10 +80,17 @@ def serve(name: str, out: Path | None, host: str, port: int, interval: float) ->
     from arena.site.serve import serve_site
 
     target = out or default_out(name)
-    with open_league(name) as lg:
+    with open_league(name, read_only=True) as lg:
         report = build_site(lg, target)
     click.echo(f"site in {target} ({report.pages} pages written in {report.seconds:.1f}s)")
-    serve_site(lambda: open_league(name), target, host, port, interval, sys.stderr)
+    try:
+        serve_site(
+            lambda: open_league(name, read_only=True), target, host, port, interval, sys.stderr
+        )
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot serve on {host}:{port}: {exc.strerror or exc} (choose another --port or --host)"
+        ) from None
 
 
 def register(main: click.Group) -> None:

@@ -6,6 +6,8 @@ a comment each. Unknown keys are errors (a typo must not silently fall back to a
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -148,6 +150,45 @@ def default_config(seed: int = 1, workers: int = 2) -> LeagueConfig:
     return LeagueConfig(seed=seed, workers=workers, games=default_games())
 
 
+SCHEDULER = re.compile(r"([a-z]+://)?[^\s/]+:\d{1,5}")
+"""A Dask scheduler's address: an optional protocol, a host and a port."""
+MAX_SEED = 2**63 - 1
+"""Seeds and counts are SQLite integers: 64 bits, signed."""
+MAX_WORKERS = 1024
+"""More worker processes than this is a typo, not a plan."""
+MAX_SECONDS = 86400.0
+"""The longest time limit accepted (a day): longer ones overflow the waits they feed."""
+BOUNDS: dict[str, float] = {
+    "rounds_per_batch": 10_000,
+    "min_batch_matches": 1_000_000,
+    "warmup_batches": 1_000_000,
+    "chunk": 100_000,
+    "max_matches": 2**53,
+    "stop_separated": 1_000_000,
+    "suspend_min_matches": 2**53,
+}
+"""Upper bounds of whole-number keys, so that a slip of the keyboard cannot plan forever."""
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: object) -> bool:
+    """A finite int or float (TOML's nan and inf are not numbers of anything here)."""
+    if _whole(value):
+        return abs(value) <= MAX_SEED  # type: ignore[arg-type]
+    return isinstance(value, float) and math.isfinite(value)
+
+
+def _table(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``data[key]`` if it is a TOML table (or missing: an empty one)."""
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key}: a table ([{key}] with key = value lines), not {value!r}")
+    return value
+
+
 def _section(data: Mapping[str, Any], cls: Any, where: str) -> Any:
     fields = cls.__dataclass_fields__
     unknown = sorted(set(data) - set(fields))
@@ -162,14 +203,19 @@ def _section(data: Mapping[str, Any], cls: Any, where: str) -> Any:
         if isinstance(default, bool):
             ok = isinstance(value, bool)
         elif isinstance(default, int):
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            ok = _whole(value) and 0 <= value <= BOUNDS.get(key, MAX_SEED)
         elif isinstance(default, float):
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-            value = float(value)
+            ok = _number(value) and value >= 0
+            value = float(value) if ok else value
         else:
             ok = isinstance(value, type(default))
         if not ok:
-            raise ConfigError(f"{where}.{key}: {value!r} is not a valid {type(default).__name__}")
+            kind = {bool: "true or false", int: "whole number", float: "number", str: "string"}
+            raise ConfigError(
+                f"{where}.{key}: {value!r} is not a valid {kind.get(type(default), 'value')}"
+                + (" (0 or more)" if type(default) in (int, float) else "")
+                + (f" of at most {BOUNDS[key]:g}" if key in BOUNDS else "")
+            )
         values[key] = value
     return cls(**values)
 
@@ -181,11 +227,11 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
     if unknown:
         raise ConfigError(f"unknown key(s) {', '.join(unknown)} (keys: {', '.join(sorted(known))})")
     seed = data.get("seed", 1)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ConfigError(f"seed: a non-negative whole number, not {seed!r}")
+    if not _whole(seed) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed: a whole number from 0 to 2**63 - 1, not {seed!r}")
     workers = data.get("workers", 2)
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise ConfigError(f"workers: a whole number of at least 1, not {workers!r}")
+    if not _whole(workers) or not 1 <= workers <= MAX_WORKERS:
+        raise ConfigError(f"workers: a whole number from 1 to {MAX_WORKERS}, not {workers!r}")
     games_data = data.get("games")
     if games_data is None:
         games = default_games()
@@ -206,8 +252,10 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
             seats = table.get("seats", [min(max(DEFAULT_SEATS, spec.min_seats), spec.max_seats)])
             if isinstance(seats, int):
                 seats = [seats]
-            if not isinstance(seats, list) or not seats:
-                raise ConfigError(f"games.{name}.seats: a list of table sizes, e.g. [4]")
+            if not isinstance(seats, list) or not seats or not all(_whole(n) for n in seats):
+                raise ConfigError(
+                    f"games.{name}.seats: a list of table sizes, e.g. [4], not {seats!r}"
+                )
             for count in seats:
                 try:
                     spec.check_seats(count)
@@ -225,34 +273,25 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
                 raise ConfigError(f"games.{name}.higher_is_better: true or false")
             parsed.append(GameConfig(name, tuple(dict.fromkeys(seats)), checked, higher))
         games = tuple(parsed)
-    schedule = _section(data.get("schedule", {}), Schedule, "schedule")
+    schedule = _section(_table(data, "schedule"), Schedule, "schedule")
     if schedule.rounds_per_batch < 1 or schedule.chunk < 1:
         raise ConfigError("schedule.rounds_per_batch and schedule.chunk must be at least 1")
-    entrants = _section(data.get("entrants", {}), Entrants, "entrants")
+    entrants = _section(_table(data, "entrants"), Entrants, "entrants")
     if entrants.resubmit not in ("new", "carry"):
         raise ConfigError(f"entrants.resubmit: new or carry, not {entrants.resubmit!r}")
-    rating = _section(data.get("rating", {}), Rating, "rating")
+    rating = _section(_table(data, "rating"), Rating, "rating")
     if rating.sigma <= 0 or rating.beta <= 0 or not 0 <= rating.draw_probability < 1:
         raise ConfigError("rating: sigma and beta must be positive, draw_probability in [0, 1)")
-    limits = dict(data.get("limits", {}))
+    limits = dict(_table(data, "limits"))
     budget = parse_budget({k: limits.pop(k) for k in BUDGET_KEYS if k in limits})
-    extra = sorted(set(limits) - {"decision", "bank", "startup"})
-    if extra:
-        raise ConfigError(
-            f"limits: unknown key(s) {', '.join(extra)} "
-            f"(decision, bank, startup, {', '.join(BUDGET_KEYS)})"
-        )
-    try:
-        time_limits = TimeLimits(
-            **{k: float(v) for k, v in limits.items() if isinstance(v, int | float)}
-        )
-    except ValueError as exc:
-        raise ConfigError(f"limits: {exc}") from None
-    if len(limits) != len([v for v in limits.values() if isinstance(v, int | float)]):
-        raise ConfigError("limits: times are numbers of seconds")
-    executor = _section(data.get("executor", {}), Executor, "executor")
+    time_limits = parse_limits(limits)
+    executor = _section(_table(data, "executor"), Executor, "executor")
     if executor.kind not in ("local", "dask") or executor.bots not in ("upload", "shared"):
         raise ConfigError("executor: kind is local or dask; bots is upload or shared")
+    if executor.scheduler and not SCHEDULER.fullmatch(executor.scheduler):
+        raise ConfigError(
+            f"executor.scheduler: an address such as tcp://host:8786, not {executor.scheduler!r}"
+        )
     return LeagueConfig(
         seed, workers, games, schedule, entrants, rating, time_limits, executor, budget
     )
@@ -263,11 +302,28 @@ BUDGET_KEYS = ("cpu_seconds_per_match", "memory_mb_per_bot")
 
 
 def parse_budget(limits: Mapping[str, Any]) -> Budget:
-    """The budget caps among the ``[limits]`` keys: non-negative numbers, 0 for no cap."""
+    """The budget caps among the ``[limits]`` keys: finite non-negative numbers, 0 for no cap."""
     for key, value in limits.items():
-        if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+        if not _number(value) or value < 0:
             raise ConfigError(f"limits.{key}: a number of at least 0 (0: no cap), not {value!r}")
     return Budget(**{k: float(v) for k, v in limits.items()})
+
+
+def parse_limits(limits: Mapping[str, Any]) -> TimeLimits:
+    """``[limits]``: seconds, each finite, positive (the bank may be 0) and at most a day."""
+    extra = sorted(set(limits) - {"decision", "bank", "startup"})
+    if extra:
+        raise ConfigError(
+            f"limits: unknown key(s) {', '.join(extra)} "
+            f"(decision, bank, startup, {', '.join(BUDGET_KEYS)})"
+        )
+    for key, value in limits.items():
+        low = 0.0 if key == "bank" else 0.001
+        if not _number(value) or not low <= value <= MAX_SECONDS:
+            raise ConfigError(
+                f"limits.{key}: a number of seconds from {low:g} to {MAX_SECONDS:g}, not {value!r}"
+            )
+    return TimeLimits(**{k: float(v) for k, v in limits.items()})
 
 
 def load_config(folder: Path) -> LeagueConfig:
@@ -280,6 +336,13 @@ def load_config(folder: Path) -> LeagueConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}):"
+            " save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     try:
         return parse_config(data)
     except ConfigError as exc:

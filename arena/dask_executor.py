@@ -102,6 +102,12 @@ def connect(scheduler: str | None, workers: int) -> tuple[Client, Callable[[], N
     single-threaded worker processes; and how to close what was opened."""
     distributed = _distributed()
     if scheduler:
+        try:  # parse first: a Client made from a bad address complains again when collected
+            distributed.comm.addressing.get_address_host_port(scheduler)
+        except (ValueError, TypeError) as exc:
+            raise DaskError(
+                f"not a Dask scheduler address: {scheduler!r} ({exc}); e.g. tcp://host:8786"
+            ) from None
         try:
             client = distributed.Client(scheduler, timeout="20s", set_as_default=False)
         except OSError as exc:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from arena.games import get_game
+from arena.terminal import shown
 
 
 class HumanAgent:
@@ -32,7 +33,7 @@ class HumanAgent:
         if kind == "start":
             game = get_game(message["game"])
             self._describe = game.state_class.describe
-            players = ", ".join(f"{i}: {n}" for i, n in enumerate(message["players"]))
+            players = ", ".join(f"{i}: {shown(n)}" for i, n in enumerate(message["players"]))
             self._write(f"== {game.title}: you are seat {message['seat']} ({players})")
         elif kind == "end":
             self._show_events(message.get("events", []))
@@ -41,14 +42,14 @@ class HumanAgent:
 
     def _show_events(self, events: list[dict[str, Any]]) -> None:
         for event in events:
-            self._write("  " + self._describe(event))
+            self._write("  " + shown(self._describe(event)))
 
     def act(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
         self._show_events(message.get("events", []))
-        self._write(json.dumps(message["observation"], indent=None))
+        self._write(shown(json.dumps(message["observation"], indent=None)))
         legal = message["legal"]
         for i, action in enumerate(legal):
-            self._write(f"  [{i}] {json.dumps(action)}")
+            self._write(f"  [{i}] {shown(json.dumps(action))}")
         while True:
             text = self._read(f"your choice 0-{len(legal) - 1}:").strip()
             if text.isdigit() and int(text) < len(legal):

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from arena.botproc import Fault
-from arena.bots import MANIFEST, NAME_PATTERN, BotError, BotKind, BotSpec, load_bot
+from arena.bots import MANIFEST, BotError, BotKind, BotSpec, load_bot, valid_name
 from arena.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
 from arena.conformance import HINTS, changed_options, check_bot
 from arena.errors import ArenaSetupError
@@ -39,7 +39,8 @@ from arena.rating import (
 from arena.resources import BUNDLED_PREFIX
 from arena.schedule import plan_batch, trim_to_budget
 from arena.scratch import remove_tree
-from arena.store import Entrant, Planned, Store
+from arena.store import Entrant, Planned, Store, StoreError
+from arena.terminal import printable_name, shown
 
 DB_FILE = "league.db"
 BOTS_DIR = "bots"
@@ -130,6 +131,11 @@ def bot_files(folder: Path, limit: int | None = None) -> dict[str, BotFile]:
                 for entry in entries:
                     name = f"{rel}{entry.name}"
                     where = folder / name
+                    if not printable_name(name):
+                        raise LeagueError(
+                            f"{shown(ascii(name))} in {folder}: a file name that is not plain"
+                            " UTF-8 text (rename it)"
+                        )
                     if entry.name in IGNORED or entry.name.endswith(".pyc"):
                         continue
                     if entry.is_symlink():
@@ -193,7 +199,7 @@ def content_hash(files: Mapping[str, bytes]) -> str:
 
 def validate_name(name: str) -> str:
     """A bot name: 1-64 letters, digits, ``_ . + -``, starting alphanumeric (no paths, no markup)."""
-    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+    if not valid_name(name):
         raise LeagueError(
             f"bad bot name {name!r}: 1-64 letters, digits, _ . + - (starting with a letter or digit)"
         )
@@ -218,10 +224,10 @@ class GameStandings:
 class League:
     """An open league folder. Use as a context manager, or call :meth:`close`."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, read_only: bool = False) -> None:
         self.folder = folder
         self.config = load_config(folder)
-        self.store = Store.open(folder / DB_FILE)
+        self.store = Store.open(folder / DB_FILE, read_only=read_only)
         self.env = self.config.rating.environment()
 
     # -- creating and opening -------------------------------------------------------------
@@ -239,10 +245,11 @@ class League:
         return path
 
     @classmethod
-    def open(cls, folder: Path) -> League:
+    def open(cls, folder: Path, read_only: bool = False) -> League:
+        """Open a league folder; ``read_only`` never writes (for status, export, audit)."""
         try:
-            return cls(folder)
-        except ConfigError as exc:
+            return cls(folder, read_only)
+        except (ConfigError, StoreError) as exc:
             raise LeagueError(str(exc)) from None
 
     def close(self) -> None:
@@ -293,7 +300,8 @@ class League:
         games = [g for g in league_games if spec.plays(g)]
         if not games:
             raise LeagueError(
-                f"{text} plays none of the league's games ({', '.join(league_games)})"
+                f"{text} plays {', '.join(spec.games or ())}, none of the league's games"
+                f" ({', '.join(league_games)})"
             )
         if spec.kind is BotKind.BUILTIN:
             name = validate_name(f"builtin-{spec.name}" if name is None else name)
@@ -602,11 +610,15 @@ class League:
         """Standings per game and overall, the entrants, and progress, as JSON."""
         entrants = {e.id: e for e in self.entrants()}
         counts = self.store.fault_counts(1 << 62)
+        by_game = self.store.faults_by_game()
         per_game = self.standings()
 
-        def who(bot: int) -> dict[str, JSON]:
+        def who(bot: int, game: str | None = None) -> dict[str, JSON]:
+            """The bot; its faulted matches in ``game`` (None: in every game)."""
             e = entrants[bot]
-            _, faulted, _ = counts.get(bot, (0, 0, ""))
+            faulted = (
+                counts.get(bot, (0, 0, ""))[1] if game is None else by_game.get((game, bot), 0)
+            )
             return {
                 "id": bot,
                 "name": e.name,
@@ -620,7 +632,7 @@ class League:
             games[g.game] = {
                 "ratings": [
                     {
-                        **who(s.bot),
+                        **who(s.bot, g.game),
                         "conservative": round(s.conservative, 3),
                         "mu": round(s.mu, 3),
                         "sigma": round(s.sigma, 3),
@@ -631,7 +643,7 @@ class League:
                 ],
                 "solo": [
                     {
-                        **who(s.bot),
+                        **who(s.bot, g.game),
                         "matches": s.matches,
                         "mean_score": round(s.mean, 3),
                         "stderr": round(s.stderr, 3),

@@ -197,6 +197,65 @@ def migrate(db: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     return version
 
 
+def explain(exc: BaseException) -> str:
+    """What an SQLite error opening a league's database means, and what to do."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.DatabaseError) and "not a database" in text:
+        return "not an SQLite database (not a league.db of this arena): move it away"
+    if "readonly" in text or "read-only" in text:
+        return f"{text} (the league folder or its league.db cannot be written)"
+    if "unable to open" in text:
+        return f"{text} (is it a folder, or in a folder that cannot be read?)"
+    if "disk is full" in text or "disk I/O" in text:
+        return f"{text} (free some disk space and run it again)"
+    return text
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that never writes: for commands that only read a league (status, export,
+    audit, the site), so that they work on a league they cannot write.
+
+    SQLite's ``mode=ro`` still needs the WAL's shared-memory file, which it cannot create in
+    a read-only folder once the last writer has removed it; then no writer can be active, and
+    the file is opened ``immutable``. A missing file reads as an empty league (nothing has
+    been stored yet) without creating it. Raises :class:`StoreError` naming the file.
+    """
+    if not path.exists():
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        migrate(db)
+        return db
+    uri = path.resolve().as_uri()
+    problem: BaseException | None = None
+    for query in ("?mode=ro", "?mode=ro&immutable=1"):
+        try:
+            db = sqlite3.connect(uri + query, uri=True, isolation_level=None, timeout=30.0)
+        except sqlite3.Error as exc:
+            problem = exc
+            continue
+        try:
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            db.close()
+            problem = exc
+            if isinstance(exc, sqlite3.OperationalError):
+                continue
+            break
+        if version != SCHEMA_VERSION:
+            db.close()
+            raise StoreError(
+                f"{path}: schema version {version}, this arena reads {SCHEMA_VERSION}"
+                + (
+                    "; a command that writes (e.g. arena league run) upgrades it"
+                    if 0 < version < SCHEMA_VERSION
+                    else ": not a league.db of this arena"
+                )
+            )
+        return db
+    assert problem is not None
+    raise StoreError(f"{path}: {explain(problem)}")
+
+
 class Store:
     """The league database. Open with :meth:`open`; use as a context manager or :meth:`close`."""
 
@@ -205,12 +264,23 @@ class Store:
         self.path = path
 
     @classmethod
-    def open(cls, path: Path, target: int = SCHEMA_VERSION) -> Store:
-        db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
-        db.execute("PRAGMA foreign_keys = ON")
-        migrate(db, target)
+    def open(cls, path: Path, target: int = SCHEMA_VERSION, read_only: bool = False) -> Store:
+        """Open (creating or upgrading) the store at ``path``, or with ``read_only`` open it
+        for reading only (see :func:`connect_read_only`). A file that is not a usable league
+        database raises :class:`StoreError` naming it."""
+        if read_only:
+            return cls(connect_read_only(path), path)
+        db: sqlite3.Connection | None = None
+        try:
+            db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA foreign_keys = ON")
+            migrate(db, target)
+        except (sqlite3.Error, StoreError) as exc:
+            if db is not None:
+                db.close()
+            raise StoreError(f"{path}: {explain(exc)}") from None
         return cls(db, path)
 
     def close(self) -> None:
@@ -472,6 +542,16 @@ class Store:
         return {
             bot: (n, faulted.get(bot, (0, ""))[0], faulted.get(bot, (0, ""))[1])
             for bot, n in played.items()
+        }
+
+    def faults_by_game(self) -> dict[tuple[str, int], int]:
+        """Per (game, bot): the matches of that game with a fault of the bot's own."""
+        return {
+            (game, bot): count
+            for game, bot, count in self.db.execute(
+                "SELECT s.game, f.bot, COUNT(DISTINCT f.match_id) FROM faults f"
+                " JOIN schedule s USING (match_id) GROUP BY s.game, f.bot"
+            )
         }
 
     def fault_list(self, limit: int = 20) -> list[tuple[str, str, int, str, str]]:

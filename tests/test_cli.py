@@ -70,4 +70,4 @@ def test_unknown_games_and_bad_seat_counts_are_clear_errors() -> None:
     code, out = run("play", "chess")
     assert code == 1 and "unknown game 'chess'" in out
     code, out = run("play", "take5", "--seats", "11")
-    assert code == 1 and "2 to 10 seats" in out
+    assert code == 2 and "--seats" in out and "2 to 10 seats" in out  # a usage error

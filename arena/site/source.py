@@ -10,13 +10,14 @@ to a league. Everything else comes from :class:`~arena.league.League` and
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from arena.store import connect_read_only
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class LeagueReader:
     """A read-only connection to a league's store."""
 
     def __init__(self, db_path: Path) -> None:
-        self.db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
+        self.db = connect_read_only(db_path)  # works in a read-only league folder too
 
     def close(self) -> None:
         self.db.close()
