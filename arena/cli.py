@@ -24,6 +24,7 @@ from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
 from arena.pool import BotPool
+from arena.sandbox import isolation_line, isolation_summary
 from arena.store import explain
 from arena.terminal import Seconds, describe_os_error, failure, shown, shown_lines
 
@@ -275,11 +276,19 @@ def play(
     for bot in specs:
         if not bot.plays(game):
             click.echo(f"note: {shown(bot.name)} does not list {game} among its games", err=True)
-    with BotPool(run_limits(decision_time, time_bank, startup_time)) as pool:
+    limits = run_limits(decision_time, time_bank, startup_time)
+    sandbox = None
+    if any(bot.kind is BotKind.PROCESS for bot in specs):
+        click.echo(isolation_line(limits.sandbox.method), err=True)
+        sandbox = isolation_summary(limits.sandbox.method)
+    with BotPool(limits) as pool:
         for k in range(count):
             record = run_match(MatchSpec(f"play-{k}", game, seed + k, specs, chosen), pool)
             if as_json:
-                click.echo(json.dumps(record.to_json()))
+                out = record.to_json()
+                if sandbox is not None:
+                    out["sandbox"] = sandbox
+                click.echo(json.dumps(out))
                 continue
             names = [str(s["name"]) for s in record.seats]
             click.echo(f"== {spec.title}, {len(specs)} seats, seed {seed + k}")
@@ -388,13 +397,17 @@ def check(
     if spec.kind is BotKind.HUMAN:
         raise click.BadParameter("a person is not checked: name a bot", param_hint="BOT")
     if league_dir is None:
-        report = check_bot(spec, matches, run_limits(decision_time, time_bank, startup_time))
+        limits = run_limits(decision_time, time_bank, startup_time)
+        games = None
     else:
         try:
             config = load_config(league_dir)
         except ConfigError as exc:
             raise failure(exc) from None
-        report = check_bot(spec, matches, config.run_limits(), config.games)
+        limits, games = config.run_limits(), config.games
+    if spec.kind is BotKind.PROCESS:
+        click.echo(isolation_line(limits.sandbox.method))
+    report = check_bot(spec, matches, limits, games)
     if isinstance(report.hello, Fault):
         click.echo(f"FAIL start-up: {report.hello.kind.value}: {shown(report.hello.message)}")
         click.echo(f"  hint: {HINTS[report.hello.kind]}")

@@ -17,6 +17,7 @@ from arena.bots import BotError
 from arena.config import MAX_SEED, MAX_WORKERS, ConfigError, default_config
 from arena.executor import Interrupted, WorkerLost, run_league
 from arena.league import League, LeagueError
+from arena.sandbox import isolation_line, protect
 from arena.store import StoreError
 from arena.terminal import describe_os_error, failure, printable_name, shown
 
@@ -120,12 +121,20 @@ def play(
             "the league has no active entrants (arena submit BOT --league L)"
         )
 
+    try:
+        protect(lg.folder)  # under rlimits, a bot's own uid must not read the league's data
+    except OSError as exc:
+        click.echo(f"warning: cannot make {lg.folder} private: {exc.strerror}", err=True)
+    dask = (executor or ("dask" if scheduler else lg.config.executor.kind)) == "dask"
+    line = isolation_line(lg.config.run_limits().sandbox.method)
+    click.echo(line + (" (here; each Dask worker chooses its own)" if dask else ""), err=True)
+
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, stop)  # `kill` stops as cleanly as Ctrl-C
     try:
-        if (executor or ("dask" if scheduler else lg.config.executor.kind)) == "dask":
+        if dask:
             from arena.dask_executor import DaskError, run_league_dask  # optional extra
 
             try:
@@ -151,7 +160,7 @@ def play(
         f"{lg.store.played_count()} in the league"
     )
     if report.stopped:
-        click.echo(report.stopped)
+        click.echo(shown(report.stopped))
 
 
 @league.command("status")
@@ -172,7 +181,7 @@ def render_standings(summary: dict[str, object]) -> str:
     lines: list[str] = []
     state = "finished" if summary["finished"] else "in progress"
     if str(summary.get("stopped", "")).startswith("stopped"):
-        state = str(summary["stopped"])  # not finished: it cannot go on (e.g. all suspended)
+        state = shown(str(summary["stopped"]))  # not finished: it cannot go on (e.g. all suspended)
     lines.append(
         f"league {shown(summary['league'])}: {summary['matches_played']}/{summary['matches_planned']} "
         f"planned matches played, {summary['batches_rated']} batches rated ({state})"

@@ -5,6 +5,7 @@ Kept apart from ``arena/cli.py`` and registered on its main group by :func:`regi
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -12,8 +13,18 @@ import click
 
 from arena.cli_league import WORKERS, league_path, open_league
 from arena.config import MAX_SECONDS
+from arena.sandbox import protect
 from arena.site import build_site
 from arena.terminal import Seconds, describe_os_error
+
+
+def private_default(out: Path | None, target: Path) -> None:
+    """The default site folder sits beside the league: private like it (a bot under the
+    ``rlimits`` sandbox must not read other matches' records). A folder given with ``--out``
+    is the operator's to share (a web server may need to read it)."""
+    if out is None and target.is_dir():
+        with contextlib.suppress(OSError):
+            protect(target)
 
 
 def default_out(name: str) -> Path:
@@ -49,6 +60,7 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
     with open_league(name, read_only=True) as lg:
         try:
             report = build_site(lg, target, full=full, progress=progress, workers=workers)
+            private_default(out, target)
         except OSError as exc:
             raise click.ClickException(
                 f"cannot write the site to {target} (choose another with --out): "
@@ -82,6 +94,7 @@ def serve(name: str, out: Path | None, host: str, port: int, interval: float) ->
     target = out or default_out(name)
     with open_league(name, read_only=True) as lg:
         report = build_site(lg, target)
+    private_default(out, target)
     click.echo(f"site in {target} ({report.pages} pages written in {report.seconds:.1f}s)")
     try:
         serve_site(

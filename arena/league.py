@@ -37,6 +37,7 @@ from arena.rating import (
     solo_scores,
 )
 from arena.resources import BUNDLED_PREFIX
+from arena.sandbox import protect
 from arena.schedule import plan_batch, trim_to_budget
 from arena.scratch import remove_tree
 from arena.store import Entrant, Planned, Store, StoreError
@@ -239,6 +240,7 @@ class League:
         if path.exists():
             raise LeagueError(f"{folder} already has a {CONFIG_FILE}")
         folder.mkdir(parents=True, exist_ok=True)
+        protect(folder)  # league data: never readable by a bot's uid (see arena.sandbox)
         (folder / BOTS_DIR).mkdir(exist_ok=True)
         path.write_text(config_text(config), encoding="utf-8")
         Store.open(folder / DB_FILE).close()

@@ -579,6 +579,34 @@ def describe_isolation(method: Method = "auto", limits: Limits | None = None) ->
     )
 
 
+def isolation_line(method: Method = "auto") -> str:
+    """The one line ``arena play``, ``check`` and ``league run`` print: the method in force and,
+    when it is weaker than bubblewrap, what it does not cover."""
+    summary = isolation_summary(method)
+    chosen = summary["method"]
+    if "error" in summary:
+        return f"sandbox: {chosen} cannot run here: {summary['error']}"
+    if chosen == "bubblewrap":
+        return "sandbox: bubblewrap: bots see no league data, network or other processes"
+    if chosen == "unshare":
+        return (
+            "sandbox: unshare (bubblewrap unavailable): a private root, network and process "
+            "namespace, as bubblewrap gives"
+        )
+    if chosen == "rlimits" and summary["own_uid"]:
+        return (
+            "sandbox: rlimits (no namespaces here): a uid of its own per bot and resource "
+            "limits; NOT isolated: network, other processes, files its uid may read (league "
+            "folders are made private)"
+        )
+    if chosen == "rlimits":
+        return (
+            "sandbox: rlimits (no namespaces, not root): resource limits only; NOTHING hidden: "
+            "bots run as you, with your files, network and processes"
+        )
+    return "sandbox: none (disabled): bots run as you, unconfined"
+
+
 # -- choosing the method ---------------------------------------------------------------------
 
 

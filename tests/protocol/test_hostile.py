@@ -130,7 +130,7 @@ def test_hello_fields_are_checked_strings_and_other_keys_are_dropped() -> None:
         connection = pool.get(extra)
         assert isinstance(connection, BotConnection), connection
         record = play(pool, "check-1", extra, load_bot("builtin:first"))
-    name = "extra\ufffd[2J" + "n" * 91
+    name = "extra" + "n" * 95
     assert connection.hello == {"name": name, "version": "7", "author": "a" * 100}
     assert (connection.name, connection.version) == (name, "7")
     assert not record.faults
@@ -167,7 +167,7 @@ def test_arena_play_with_a_hostile_bot_exits_normally() -> None:
     assert out.count("bad_reply") == 2 and "nested deeper than 32 levels" in out
     code, out = run_cli("play", "take5", str(HOSTILE), "builtin:first", "--json", *fast)
     assert code == 0, out
-    (record,) = [orjson.loads(line) for line in out.splitlines()]
+    (record,) = [orjson.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert [f["status"] for f in record["faults"]] == ["bad_reply"]
 
 
