@@ -89,6 +89,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from arena import jail
+from arena.scratch import remove_tree
 
 Method = Literal["auto", "bubblewrap", "unshare", "rlimits", "none"]
 """How to confine a bot; ``auto`` takes ``ARENA_SANDBOX``, else the strongest that works here."""
@@ -261,7 +262,7 @@ class Lease:
                 _kill_uid(self.uid)
                 _sweep_temp(self.uid, self.scratch)
             for path in self.staged:
-                shutil.rmtree(path, ignore_errors=True)
+                remove_tree(path)
             self.staged.clear()
         finally:
             self._finalizer()
@@ -273,7 +274,7 @@ def _forget(uid: int | None, staged: list[Path]) -> None:
         LEASES.release(uid)
     if staged and (uid is None or uid not in uids_in_use()):
         for path in staged:
-            shutil.rmtree(path, ignore_errors=True)
+            remove_tree(path)
 
 
 def _kill_uid(uid: int) -> None:
@@ -315,7 +316,7 @@ def _sweep(directory: str, uid: int, keep: str) -> None:
             continue
         if info.st_uid == uid:
             if stat.S_ISDIR(info.st_mode):
-                shutil.rmtree(entry.path, ignore_errors=True)
+                remove_tree(Path(entry.path))
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
@@ -800,7 +801,7 @@ def _clear_stale_runs(run: Path) -> None:
             continue
         uid = info.st_gid if entry.name.startswith("bot-") else info.st_uid
         if uid not in busy and time.time() - info.st_mtime > _STALE_SECONDS:
-            shutil.rmtree(entry.path, ignore_errors=True)
+            remove_tree(Path(entry.path))
 
 
 def _stage(
@@ -895,7 +896,7 @@ def _staged_prefixes(prefixes: tuple[str, ...], root: Path) -> dict[str, str]:
                     if not target.is_dir():  # not another arena process winning the race
                         raise
             finally:
-                shutil.rmtree(building, ignore_errors=True)
+                remove_tree(building)
         return mapping
 
 

@@ -37,6 +37,7 @@ from arena.sandbox import (
     confine,
     describe_isolation,
 )
+from arena.scratch import remove_tree
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -1124,3 +1125,30 @@ def test_a_stage_folder_others_may_write_is_refused(
     monkeypatch.setenv("ARENA_STAGE_DIR", str(stage))
     with pytest.raises(SandboxUnavailable):
         sandbox.stage_root()
+
+
+@needs_root
+def test_a_deep_tree_a_bot_left_in_a_temp_folder_is_removed_without_recursion() -> None:
+    """Under rlimits as root the bot's uid's files in /tmp are removed after it: a tree deeper
+    than Python's recursion limit must neither raise nor stay (shutil.rmtree would raise)."""
+    uid = sandbox._UID_BASE + 4321
+    top = Path(tempfile.mkdtemp(prefix="arena-deep-"))
+    top.chmod(0o1777)  # like /tmp: the sweep looks into folders anyone may write
+    tree = top / "bot-made"
+    tree.mkdir()
+    fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(sys.getrecursionlimit() + 500):
+            os.mkdir("d", dir_fd=fd)
+            os.chown("d", uid, uid, dir_fd=fd, follow_symlinks=False)
+            below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = below
+    finally:
+        os.close(fd)
+    os.chown(tree, uid, uid)
+    try:
+        sandbox._sweep(str(top), uid, keep="")
+        assert not tree.exists()
+    finally:
+        remove_tree(top)
