@@ -98,6 +98,9 @@ def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(tmp_path: Path) 
         stderr=subprocess.PIPE,
         start_new_session=True,
         text=True,
+        # as from a terminal: a shell's background job (CI's steps) starts with SIGINT ignored,
+        # which the child would inherit and then never see Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 20
     while not bot_processes(folder) and time.monotonic() < deadline:
