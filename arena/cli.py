@@ -77,7 +77,7 @@ class ArenaGroup(click.Group):
                 f"the league database holds a damaged record ({exc}): restore league.db from a copy"
             ) from None
         except ValueError as exc:
-            if "null byte" not in str(exc):
+            if "embedded null" not in str(exc):  # 3.11, 3.12: byte; 3.13: character
                 raise
             raise click.ClickException("a path holds a NUL byte (\\x00)") from None
 
