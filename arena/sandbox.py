@@ -288,7 +288,7 @@ def _kill_uid(uid: int) -> None:
         os.setresuid(uid, uid, uid)
         os.kill(-1, signal.SIGKILL)  # every process of this uid but this one
 
-    true = shutil.which("true") or "/bin/true"
+    true = os.path.realpath(shutil.which("true") or "/bin/true")
     for _ in range(3):
         with contextlib.suppress(OSError, subprocess.SubprocessError):
             subprocess.run([true], preexec_fn=as_uid, env={}, check=False, timeout=10)
@@ -669,7 +669,8 @@ def _probe(method: Method) -> str | None:
     tool = "bwrap" if method == "bubblewrap" else "unshare"
     if shutil.which(tool) is None:
         return f"{tool} is not installed"
-    echo = [shutil.which("echo") or "/bin/echo", "arena-sandbox-ok"]
+    # the real file: a PATH entry may be a folder of links the sandbox does not show
+    echo = [os.path.realpath(shutil.which("echo") or "/bin/echo"), "arena-sandbox-ok"]
     uid = LEASES.lease() if os.geteuid() == 0 else None
     try:
         with tempfile.TemporaryDirectory(prefix="arena-probe-") as scratch:
@@ -704,7 +705,7 @@ def _uid_switch_works() -> bool:
     if os.geteuid() != 0:
         return False
     uid = LEASES.lease()
-    true = shutil.which("true") or "/bin/true"
+    true = os.path.realpath(shutil.which("true") or "/bin/true")
     try:
         done = subprocess.run(
             [true], env={}, preexec_fn=_preexec(Limits(), True, uid, nnp=True), timeout=10
