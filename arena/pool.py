@@ -127,7 +127,7 @@ class BotPool:
         except subprocess.SubprocessError as exc:  # preexec_fn failed: rlimits, uid switch
             raise ArenaSetupError(f"cannot confine {bot.name}: {exc}") from None
         except OSError as exc:
-            if confined.argv[0] != bot.command[0]:  # the sandbox tool itself would not run
+            if confined.method in ("bubblewrap", "unshare"):  # the sandbox tool would not run
                 raise ArenaSetupError(
                     f"cannot run the sandbox ({confined.argv[0]}) for {bot.name}: {exc}"
                 ) from None

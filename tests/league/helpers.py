@@ -175,7 +175,19 @@ def fingerprint(folder: Path) -> dict[str, Any]:
 
 
 def bot_processes(folder: Path) -> list[int]:
-    """Processes whose working directory is inside ``folder`` (the bots run in their folder)."""
+    """Processes whose working directory is inside ``folder`` (the bots run in their folder),
+    or inside a copy of one of its bots staged by the ``rlimits`` sandbox (a private league's
+    bots run from ``<stage root>/run/bot-*/<bot folder name>``)."""
+    roots = [str(folder.resolve())]
+    bots = folder / "bots"
+    if bots.is_dir():
+        staged = str(
+            Path(os.environ.get("ARENA_STAGE_DIR") or f"/var/tmp/arena-stage-{os.geteuid()}")
+        )
+        names = {entry.name for entry in bots.iterdir()}
+        roots += [f"{staged}/run/"]
+    else:
+        names = set()
     found = []
     for pid in os.listdir("/proc"):
         if pid.isdigit():
@@ -183,6 +195,8 @@ def bot_processes(folder: Path) -> list[int]:
                 cwd = os.readlink(f"/proc/{pid}/cwd")
             except OSError:
                 continue
-            if cwd.startswith(str(folder.resolve())):
+            if cwd.startswith(roots[0]) or (
+                len(roots) > 1 and cwd.startswith(roots[1]) and Path(cwd).name in names
+            ):
                 found.append(int(pid))
     return found

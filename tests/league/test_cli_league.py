@@ -102,13 +102,18 @@ def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(tmp_path: Path) 
         # which the child would inherit and then never see Ctrl-C
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.monotonic() + 20
-    while not bot_processes(folder) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert bot_processes(folder)
-    time.sleep(0.2)
-    os.killpg(child.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
-    _, err = child.communicate(timeout=30)
+    try:
+        deadline = time.monotonic() + 20
+        while not bot_processes(folder) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert bot_processes(folder)
+        time.sleep(0.2)
+        os.killpg(child.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        _, err = child.communicate(timeout=30)
+    finally:  # whatever failed above, leave nothing running
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
     assert child.returncode == 1
     assert "run again to resume" in err
     time.sleep(0.5)
