@@ -88,7 +88,10 @@ def test_a_vanished_sandbox_tool_is_the_arenas_failure(
 
     def tool_gone(*args: Any, **kwargs: Any) -> sandbox.Confined:
         confined = real(*args, **kwargs)
-        return sandbox.Confined(["/no/such/bwrap", *confined.argv], confined.cwd, confined.env)
+        confined.release()
+        return sandbox.Confined(
+            ["/no/such/bwrap", *confined.argv], confined.cwd, confined.env, method="bubblewrap"
+        )
 
     monkeypatch.setattr("arena.pool.confine", tool_gone)
     bot = load_bot(str(write_bot(here / "src", "fine")))
