@@ -1053,6 +1053,9 @@ def _bwrap_argv(
     for name in _ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     argv += ["--proc", "/proc", "--dev", "/dev"]
+    # bwrap's /dev holds a /dev/shm the bot owns when it is not root (a user namespace): memory
+    # outside every limit. An empty read-only tmpfs there, as a bot uid of root's sees it.
+    argv += ["--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm"]
     binds = [("--ro-bind", path) for path in [*prefixes, *limits.read_only]]
     if str(bot_dir) != "/":
         binds.append(("--ro-bind", str(bot_dir)))
