@@ -18,6 +18,7 @@ import pickle
 import queue
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -122,6 +123,27 @@ def play_chunk(payload: bytes) -> ChunkResult:
             record = run_match(spec, _POOL)
         records.append(orjson.dumps(record.to_json(), option=orjson.OPT_SORT_KEYS))
     return ChunkResult(records, _POOL.started - before + fresh_started)
+
+
+def _terminate(pool: Any, grace: float = 10.0) -> None:
+    """Stop the workers: ``terminate`` (SIGTERM) and join, and SIGKILL any worker still there
+    after ``grace`` seconds. A worker forked while another thread of the parent held a lock can
+    hang before its SIGTERM handler ever runs, and ``join`` would then wait for it forever."""
+    pids = _worker_pids(pool)
+
+    def kill_stragglers() -> None:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+    watchdog = threading.Timer(grace, kill_stragglers)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        pool.terminate()
+        pool.join()
+    finally:
+        watchdog.cancel()
 
 
 def _worker_pids(pool: Any) -> set[int]:
@@ -300,15 +322,13 @@ def run_league(
         pool.close()
         pool.join()
     except KeyboardInterrupt:
-        pool.terminate()
-        pool.join()
+        _terminate(pool)
         bar.finish()
         raise Interrupted(
             f"stopped after {report.played} new matches; run again to resume"
         ) from None
     except BaseException:
-        pool.terminate()
-        pool.join()
+        _terminate(pool)
         raise
     bar.update(done, force=True)
     bar.finish()
