@@ -146,6 +146,22 @@ def _terminate(pool: Any, grace: float = 10.0) -> None:
         watchdog.cancel()
 
 
+def _worker_lost(pool: Any, at_start: set[int]) -> bool:
+    """Whether a worker has died: replaced by the pool, or dead and not yet replaced (the pool's
+    own thread may be late to reap and replace it)."""
+    return _worker_pids(pool) != at_start or any(_dead(pid) for pid in at_start)
+
+
+def _dead(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return True
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return not fields or fields[0] in (b"Z", b"X")
+
+
 def _worker_pids(pool: Any) -> set[int]:
     return {p.pid for p in getattr(pool, "_pool", [])}
 
@@ -298,7 +314,7 @@ def run_league(
                 item = results.get(timeout=1.0)
             except queue.Empty:
                 bar.update(done)
-                if _worker_pids(pool) != workers_at_start:
+                if _worker_lost(pool, workers_at_start):
                     # multiprocess replaces a worker that died (killed, out of memory) but
                     # never reports its task: stop rather than wait for it forever.
                     raise WorkerLost(
