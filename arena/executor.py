@@ -126,24 +126,32 @@ def play_chunk(payload: bytes) -> ChunkResult:
 
 
 def _terminate(pool: Any, grace: float = 10.0) -> None:
-    """Stop the workers: ``terminate`` (SIGTERM) and join, and SIGKILL any worker still there
-    after ``grace`` seconds. A worker forked while another thread of the parent held a lock can
-    hang before its SIGTERM handler ever runs, and ``join`` would then wait for it forever."""
+    """Stop the workers without ever waiting forever.
+
+    ``terminate`` and ``join`` run on a thread of their own: a worker killed while it held the
+    pool's result-queue lock (by the OOM killer, or ``kill -9``) leaves that lock taken for good,
+    and ``terminate`` would block on it; a worker can also hang before its SIGTERM handler runs.
+    After ``grace`` seconds every worker still there is SIGKILLed; if the pool is still stuck
+    after another ``grace``, it is abandoned (its thread is a daemon) and the run goes on to
+    report how it stopped.
+    """
     pids = _worker_pids(pool)
+    stopped = threading.Event()
 
-    def kill_stragglers() -> None:
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+    def stop() -> None:
+        try:
+            pool.terminate()
+            pool.join()
+        finally:
+            stopped.set()
 
-    watchdog = threading.Timer(grace, kill_stragglers)
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        pool.terminate()
-        pool.join()
-    finally:
-        watchdog.cancel()
+    threading.Thread(target=stop, name="stop-workers", daemon=True).start()
+    if stopped.wait(grace):
+        return
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    stopped.wait(grace)
 
 
 def _worker_lost(pool: Any, at_start: set[int]) -> bool:
