@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 
-from arena.sandbox import available_method, describe_isolation
+from arena.runtime.sandbox import available_method, describe_isolation
 
 
 def main() -> int:
@@ -27,7 +27,7 @@ def main() -> int:
         return 1
     isolation = describe_isolation()
     if forced not in ("(unset)", "auto") and not isolation.startswith(forced):
-        # ARENA_SANDBOX forces the method of every bot the arena starts (arena/sandbox.py)
+        # ARENA_SANDBOX forces the method of every bot the arena starts (arena/runtime/sandbox.py)
         print(f"ARENA_SANDBOX={forced} is not in effect: {isolation}", file=sys.stderr)
         return 1
     if args.expect is not None and available_method() != args.expect:

@@ -1,6 +1,6 @@
 """Errors of the arena itself, told apart from the faults of bots.
 
-A bot that misbehaves is data (a :class:`~arena.botproc.Fault` in the match record). When the
+A bot that misbehaves is data (a :class:`~arena.runtime.botproc.Fault` in the match record). When the
 arena cannot do its own part (start a sandbox, read a bot's folder, find an interpreter, use its
 cache), no bot is to blame: :class:`ArenaSetupError` stops the match before it is recorded, so
 no bot loses a game, a rating point or its place in a league for it.

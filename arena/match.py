@@ -1,11 +1,11 @@
-"""The match loop: one game between bots, played through a :class:`~arena.pool.BotPool`.
+"""The match loop: one game between bots, played through a :class:`~arena.runtime.pool.BotPool`.
 
 Every seat in ``state.to_move()`` is asked at once and the answers are applied in seat order.
 A seat that faults is recorded with its fault, its remaining decisions are the first legal
 action (the match's fallback, never the game's), it is ranked below every seat that did not
 fault, and its process is stopped so the pool starts a fresh one for its next match.
 Each seat's CPU time and peak memory over all its bot's processes are recorded
-(:mod:`arena.usage`); a bot killed for going past the league's caps has a ``resources`` fault.
+(:mod:`arena.runtime.usage`); a bot killed for going past the league's caps has a ``resources`` fault.
 The game seed and hidden cards never reach a bot: a bot sees only its own observation, its legal
 list, and the events addressed to it.
 """
@@ -17,15 +17,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.botproc import Answer, Connection, Fault, FaultKind, collect
-from arena.bots import BotSpec
 from arena.games import JSON, Action, get_game
 from arena.games.base import competition_ranks
-from arena.pool import BotPool
 from arena.replay import Replay
-from arena.usage import Tracker, Usage, tracker_of
-from arena.usage import begin as begin_usage
-from arena.usage import end as end_usage
+from arena.runtime.botproc import Answer, Connection, Fault, FaultKind, collect
+from arena.runtime.manifest import BotSpec
+from arena.runtime.pool import BotPool
+from arena.runtime.usage import Tracker, Usage, tracker_of
+from arena.runtime.usage import begin as begin_usage
+from arena.runtime.usage import end as end_usage
 
 
 @dataclass(frozen=True)

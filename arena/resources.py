@@ -24,7 +24,7 @@ DATA = "_data"
 FOLDERS = ("templates", "bots", "seeds", "protocol")
 """The top-level folders of the repository that the build copies into ``arena/_data``."""
 BUNDLED_BOTS = ("random", "heuristic", "js-random")
-"""The bundled bots, folders of ``bots/``; ``bundled:NAME`` names one (see arena.bots)."""
+"""The bundled bots, folders of ``bots/``; ``bundled:NAME`` names one (see arena.runtime.manifest)."""
 BUNDLED_PREFIX = "bundled:"
 
 

@@ -22,12 +22,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arena.config import GameConfig, LeagueConfig, Schedule
 from arena.games import Action, State, get_game
+from arena.league.config import GameConfig, LeagueConfig, Schedule
+from arena.league.rating import LeagueRatings
+from arena.league.schedule import plan_batch
+from arena.league.store import Outcome
 from arena.players import play_local
-from arena.rating import LeagueRatings
-from arena.schedule import plan_batch
-from arena.store import Outcome
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bots" / "heuristic"))
 import take5 as policy  # type: ignore[import-not-found]  # the bundled bot's policy

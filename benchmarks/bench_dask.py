@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.executor import run_league
-from arena.league import League
+from arena.league.core import League
+from arena.run.local import run_league
 from benchmarks.bench_league import BOTS, build
 
 
@@ -34,7 +34,7 @@ def results(folder: Path) -> list[tuple[str, str, str]]:
 def main() -> None:
     import distributed
 
-    from arena.dask_executor import run_league_dask
+    from arena.run.cluster import run_league_dask
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=200)

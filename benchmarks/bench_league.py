@@ -23,9 +23,9 @@ from pathlib import Path
 
 import multiprocess
 
-from arena.config import Schedule, config_text, default_config
-from arena.executor import run_league
-from arena.league import League
+from arena.league.config import Schedule, config_text, default_config
+from arena.league.core import League
+from arena.run.local import run_league
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = {

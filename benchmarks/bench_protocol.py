@@ -30,11 +30,11 @@ import multiprocess
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.botproc import Answer, LocalConnection, RunLimits, collect  # noqa: E402
-from arena.bots import BotKind, BotSpec, load_bot  # noqa: E402
 from arena.match import MatchSpec, run_match  # noqa: E402
-from arena.pool import BotPool  # noqa: E402
-from arena.wire import decode, encode  # noqa: E402
+from arena.runtime.botproc import Answer, LocalConnection, RunLimits, collect  # noqa: E402
+from arena.runtime.manifest import BotKind, BotSpec, load_bot  # noqa: E402
+from arena.runtime.pool import BotPool  # noqa: E402
+from arena.runtime.wire import decode, encode  # noqa: E402
 
 MINIMAL = ROOT / "benchmarks" / "minimal_bot.py"
 

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.sandbox import Limits, Method, SandboxUnavailable, confine
+from arena.runtime.sandbox import Limits, Method, SandboxUnavailable, confine
 
 PYTHON_BOT = "import sys, json; json.loads(sys.stdin.readline()); print(json.dumps({'move': 1}))"
 NODE_BOT = (

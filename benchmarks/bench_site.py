@@ -25,13 +25,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.config import GameConfig, default_config
 from arena.games import GAMES
-from arena.league import League
+from arena.league.config import GameConfig, default_config
+from arena.league.core import League
+from arena.league.rating import LeagueRatings
+from arena.league.store import Planned
 from arena.players import RandomPlayer, play_local
-from arena.rating import LeagueRatings
 from arena.site import build_site
-from arena.store import Planned
 from tests.site.leagues import record_of
 
 BOTS = 8

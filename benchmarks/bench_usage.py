@@ -1,7 +1,7 @@
 """Cost of the usage sampler: one pass over ``/proc`` and the sampler thread's share of a core.
 
 Starts ``--bots`` idle processes (``sleep``), each in a session of its own like a bot, tracks
-them, and measures (1) one :meth:`~arena.usage.Sampler.sample` call, median over ``--runs``
+them, and measures (1) one :meth:`~arena.runtime.usage.Sampler.sample` call, median over ``--runs``
 calls, and (2) the arena process's CPU time while the sampler thread runs alone at its default
 interval for ``--seconds`` (the main thread sleeps), as a share of one core.
 
@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import time
 
-from arena.usage import Budget, Sampler, Tracker
+from arena.runtime.usage import Budget, Sampler, Tracker
 
 
 def processes_on_machine() -> int:

@@ -25,7 +25,7 @@ from click.testing import CliRunner, Result
 
 from arena import native
 from arena.cli import main
-from arena.store import StoreError, connect_read_only
+from arena.league.store import StoreError, connect_read_only
 
 ROOT = Path(__file__).resolve().parents[1]
 OTHER_BUILD = "ARENA_TEST_OTHER_BUILD"
@@ -735,7 +735,7 @@ def test_a_full_disk_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert "out.jsonl" in error_line(result) and "No space left" in error_line(result)
     monkeypatch.undo()
 
-    from arena import store
+    from arena.league import store
 
     def disk_full(*a: object, **k: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena import resources
-from arena.bots import BotError, BotKind, load_bot
+from arena.runtime.manifest import BotError, BotKind, load_bot
 from arena.site.build import STATIC, TEMPLATES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -85,8 +85,8 @@ def test_an_unknown_bundled_bot_is_a_clear_error() -> None:
 def test_a_bundled_bot_enters_a_league_from_an_empty_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.config import default_config
-    from arena.league import League
+    from arena.league.config import default_config
+    from arena.league.core import League
 
     monkeypatch.chdir(tmp_path)
     League.init(tmp_path / "lg", default_config(seed=1, workers=1))
@@ -98,7 +98,7 @@ def test_a_bundled_bot_enters_a_league_from_an_empty_folder(
 
 
 def test_the_demo_enters_the_bundled_bots_not_cwd_relative_paths() -> None:
-    from arena.cli_league import DEMO_BOTS
+    from arena.cli.league import DEMO_BOTS
 
     for bot in DEMO_BOTS:
         load_bot(bot)  # each resolves without a repository folder next to the cwd

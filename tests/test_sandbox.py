@@ -28,8 +28,8 @@ from typing import Any
 
 import pytest
 
-from arena import sandbox
-from arena.sandbox import (
+from arena.runtime import sandbox
+from arena.runtime.sandbox import (
     Confined,
     Limits,
     SandboxUnavailable,
@@ -37,7 +37,7 @@ from arena.sandbox import (
     confine,
     describe_isolation,
 )
-from arena.scratch import remove_tree
+from arena.runtime.scratch import remove_tree
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -684,9 +684,9 @@ def private_bot(root: Path) -> Path:
 
 @CONFINING
 def test_a_bot_in_private_folders_starts_and_plays(tmp_path: Path, method: str) -> None:
-    from arena.botproc import Answer, BotConnection, RunLimits, collect
-    from arena.bots import load_executable
-    from arena.pool import BotPool
+    from arena.runtime.botproc import Answer, BotConnection, RunLimits, collect
+    from arena.runtime.manifest import load_executable
+    from arena.runtime.pool import BotPool
 
     limits = Limits(method=method)  # type: ignore[arg-type]
     if method != "rlimits":
@@ -943,13 +943,13 @@ def test_a_fallback_is_announced_once(
     )
     sandbox.available_method.cache_clear()
     try:
-        with caplog.at_level("WARNING", logger="arena.sandbox"):
+        with caplog.at_level("WARNING", logger="arena.runtime.sandbox"):
             assert available_method() == "unshare"
             assert available_method() == "unshare"
             assert describe_isolation().startswith("unshare")
     finally:
         sandbox.available_method.cache_clear()
-    said = [r.getMessage() for r in caplog.records if r.name == "arena.sandbox"]
+    said = [r.getMessage() for r in caplog.records if r.name == "arena.runtime.sandbox"]
     assert len(said) == 1, said
     assert "bubblewrap" in said[0] and "unshare" in said[0]
 
@@ -971,7 +971,7 @@ def test_the_summary_matches_the_description() -> None:
 AS_USER = """
 import json, os, subprocess, sys, tempfile
 from pathlib import Path
-from arena.sandbox import Limits, confine, describe_isolation, isolation_summary
+from arena.runtime.sandbox import Limits, confine, describe_isolation, isolation_summary
 home = Path(tempfile.mkdtemp(dir=os.path.expanduser("~")))
 os.chmod(home, 0o700)
 (home / "league").mkdir()

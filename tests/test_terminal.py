@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.bots import BotError, load_bot, valid_name
 from arena.cli import main
 from arena.human import HumanAgent
+from arena.runtime.manifest import BotError, load_bot, valid_name
 from arena.terminal import printable_name, shown, shown_lines
 
 ESC = "\x1b"
@@ -169,7 +169,7 @@ def test_league_listings_escape_authors_and_fault_reasons(tmp_path: Path) -> Non
     assert_clean(out)
     code, out = invoke("submit", str(bot), "--league", str(league), "--no-check")
     assert code == 0, out
-    from arena.league import League
+    from arena.league.core import League
 
     with League.open(league) as lg:  # a league written before authors were checked
         (entrant,) = lg.entrants()

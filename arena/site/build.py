@@ -26,8 +26,9 @@ from markupsafe import Markup
 
 from arena import resources
 from arena.games import GAMES
-from arena.league import League
-from arena.rating import LeagueRatings, Standing, overall
+from arena.league.core import League
+from arena.league.rating import LeagueRatings, Standing, overall
+from arena.league.store import Entrant
 from arena.site.cache import CACHE_FILE, VERSION, MatchRow, SiteCache, Tally
 from arena.site.frames import build_viewer, embed_json
 from arena.site.pages import (
@@ -49,7 +50,6 @@ from arena.site.pages import (
     usage_rows,
 )
 from arena.site.source import LeagueReader, StoredMatch
-from arena.store import Entrant
 
 TEMPLATES = resources.templates()
 """Packaged with the wheel, or the repository's templates/ in a checkout (arena/resources.py)."""

@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from arena.store import transaction
-from arena.usage import UsageSummary
+from arena.league.store import transaction
+from arena.runtime.usage import UsageSummary
 
 CACHE_FILE = ".arena-site.sqlite"
 VERSION = "3"

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.games import GAMES
-from arena.rating import Standing
+from arena.league.rating import Standing
+from arena.league.store import Entrant
+from arena.runtime.usage import UsageSummary
 from arena.site.cache import MatchRow, Perf, SiteCache
-from arena.store import Entrant
-from arena.usage import UsageSummary
 
 TREND_BATCHES = 5
 """The trend column: the change of the conservative rating over this many batches."""

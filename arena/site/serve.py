@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from arena.league import League
+from arena.league.core import League
 from arena.site.build import build_site
 
 

@@ -4,8 +4,8 @@ their stderr, and when the league last stored a result.
 
 These are read-only queries on the store's documented tables (``schedule``, ``results``,
 ``faults``), through a connection of the site's own opened read-only, so the site can never write
-to a league. Everything else comes from :class:`~arena.league.League` and
-:class:`~arena.store.Store` methods.
+to a league. Everything else comes from :class:`~arena.league.core.League` and
+:class:`~arena.league.store.Store` methods.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from arena.store import connect_read_only
+from arena.league.store import connect_read_only
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from arena.audit import audit
 from arena.cli import main
-from arena.executor import run_league
 from arena.games import get_game
-from arena.league import League
+from arena.league.audit import audit
+from arena.league.core import League
+from arena.run.local import run_league
 from tests.league.helpers import ROOT, write_bot, write_config
 
 GAMES = ("take5", "ten", "phase10")

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from arena.dask_worker import BundleError, cache_root, pack, unpack
+from arena.run.cluster_worker import BundleError, cache_root, pack, unpack
 from tests.league.helpers import write_bot
 
 

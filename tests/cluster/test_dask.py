@@ -17,11 +17,11 @@ from click.testing import CliRunner
 
 distributed = pytest.importorskip("distributed")
 
-from arena.audit import audit  # noqa: E402
 from arena.cli import main  # noqa: E402
-from arena.dask_executor import DaskError, run_league_dask  # noqa: E402
-from arena.executor import RunReport, run_league  # noqa: E402
-from arena.league import League  # noqa: E402
+from arena.league.audit import audit  # noqa: E402
+from arena.league.core import League  # noqa: E402
+from arena.run.cluster import DaskError, run_league_dask  # noqa: E402
+from arena.run.local import RunReport, run_league  # noqa: E402
 from tests.league.helpers import ROOT, fingerprint, small_league, write_bot  # noqa: E402
 
 
@@ -200,7 +200,7 @@ def test_a_batch_that_fails_on_a_worker_is_a_clear_error(tmp_path: Path, client:
 
 
 def test_bundles_are_deterministic_checked_and_unpacked_once(tmp_path: Path) -> None:
-    from arena.dask_worker import BundleError, pack, unpack
+    from arena.run.cluster_worker import BundleError, pack, unpack
 
     bot = write_bot(tmp_path / "src", "firsty")
     (bot / "bot.py").chmod(0o755)
@@ -224,7 +224,7 @@ def test_bundles_are_deterministic_checked_and_unpacked_once(tmp_path: Path) -> 
 
 def test_arena_does_not_import_distributed_unless_asked() -> None:
     code = (
-        "import sys, arena.cli, arena.executor, arena.league, arena.audit;"
+        "import sys, arena.cli, arena.run.local, arena.league.core, arena.league.audit;"
         "assert 'distributed' not in sys.modules, 'distributed was imported'"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, Executor, config_text, default_config, parse_config
+from arena.league.config import ConfigError, Executor, config_text, default_config, parse_config
 
 
 def test_init_writes_the_executor_section_and_it_reads_back() -> None:

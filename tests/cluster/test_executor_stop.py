@@ -10,7 +10,7 @@ import time
 import multiprocess
 import pytest
 
-from arena.executor import _terminate, _worker_pids
+from arena.run.local import _terminate, _worker_pids
 
 pytestmark = pytest.mark.timeout(60)
 

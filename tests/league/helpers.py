@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-from arena.audit import audit
-from arena.league import League
+from arena.league.audit import audit
+from arena.league.core import League
 
 ROOT = Path(__file__).resolve().parents[2]
 

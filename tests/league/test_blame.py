@@ -13,17 +13,17 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arena.botproc import FaultKind, RunLimits, TimeLimits
-from arena.bots import BotKind, BotSpec, load_bot
 from arena.cli import main
 from arena.errors import ArenaSetupError
-from arena.executor import run_league
-from arena.league import League
+from arena.league.core import League
 from arena.match import MatchSpec, run_match
-from arena.pool import BotPool
-from arena.sandbox import Limits, SandboxUnavailable
-from arena.sandbox import _works as works
-from arena.scratch import remove_tree
+from arena.run.local import run_league
+from arena.runtime.botproc import FaultKind, RunLimits, TimeLimits
+from arena.runtime.manifest import BotKind, BotSpec, load_bot
+from arena.runtime.pool import BotPool
+from arena.runtime.sandbox import Limits, SandboxUnavailable
+from arena.runtime.sandbox import _works as works
+from arena.runtime.scratch import remove_tree
 from tests.league.helpers import small_league, write_bot
 
 pytestmark = pytest.mark.timeout(180)
@@ -72,7 +72,7 @@ def test_a_missing_interpreter_is_the_arenas_failure(here: Path) -> None:
 def test_a_sandbox_that_cannot_start_is_the_arenas_failure(
     here: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("arena.pool.confine", no_sandbox)
+    monkeypatch.setattr("arena.runtime.pool.confine", no_sandbox)
     bot = load_bot(str(write_bot(here / "src", "fine")))
     with BotPool(FAST) as pool, pytest.raises(ArenaSetupError, match="bubblewrap"):
         pool.get(bot)
@@ -82,7 +82,7 @@ def test_a_sandbox_that_cannot_start_is_the_arenas_failure(
 def test_a_vanished_sandbox_tool_is_the_arenas_failure(
     here: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena import sandbox
+    from arena.runtime import sandbox
 
     real = sandbox.confine
 
@@ -93,7 +93,7 @@ def test_a_vanished_sandbox_tool_is_the_arenas_failure(
             ["/no/such/bwrap", *confined.argv], confined.cwd, confined.env, method="bubblewrap"
         )
 
-    monkeypatch.setattr("arena.pool.confine", tool_gone)
+    monkeypatch.setattr("arena.runtime.pool.confine", tool_gone)
     bot = load_bot(str(write_bot(here / "src", "fine")))
     with BotPool(FAST) as pool, pytest.raises(ArenaSetupError, match="sandbox"):
         pool.get(bot)
@@ -157,12 +157,12 @@ def test_the_dask_executor_passes_the_arenas_failure_back(
     here: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     distributed = pytest.importorskip("distributed")
-    from arena.dask_executor import run_league_dask
+    from arena.run.cluster import run_league_dask
 
     league = small_league(
         here / "league", [str(write_bot(here / "src", "stays")), "builtin:first"], budget=6, batch=6
     )
-    monkeypatch.setattr("arena.pool.confine", no_sandbox)  # the workers are threads here
+    monkeypatch.setattr("arena.runtime.pool.confine", no_sandbox)  # the workers are threads here
     with (
         distributed.LocalCluster(
             n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
@@ -183,7 +183,7 @@ def test_the_dask_executor_passes_the_arenas_failure_back(
 def test_the_commands_print_one_line_and_exit_1(
     command: str, here: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("arena.pool.confine", no_sandbox)
+    monkeypatch.setattr("arena.runtime.pool.confine", no_sandbox)
     bot = str(write_bot(here / "src", "fine"))
     if command == "play":
         args = ["play", "take5", bot, "builtin:first"]

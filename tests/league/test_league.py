@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.executor import run_league
-from arena.league import League, LeagueError
+from arena.league.core import League, LeagueError
+from arena.run.local import run_league
 from tests.league.helpers import (
     ROOT,
     assert_audited,
@@ -327,7 +327,7 @@ def test_solo_tables_give_a_score_table_and_no_ratings(tmp_path: Path) -> None:
 
 
 def test_workers_killed_mid_run_stop_the_run_and_the_next_run_completes(tmp_path: Path) -> None:
-    from arena.executor import WorkerLost, _children
+    from arena.run.local import WorkerLost, _children
 
     bots = entrants(tmp_path)
     whole = small_league(tmp_path / "whole", bots)

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from arena.config import Rating
-from arena.rating import LeagueRatings, overall, rate_by_batches, solo_scores
-from arena.store import Outcome
+from arena.league.config import Rating
+from arena.league.rating import LeagueRatings, overall, rate_by_batches, solo_scores
+from arena.league.store import Outcome
 
 ENV = Rating().environment()
 

@@ -6,8 +6,8 @@ import itertools
 from collections import Counter
 from dataclasses import replace
 
-from arena.config import GameConfig, LeagueConfig, Schedule
-from arena.schedule import match_id, plan_batch, trim_to_budget
+from arena.league.config import GameConfig, LeagueConfig, Schedule
+from arena.league.schedule import match_id, plan_batch, trim_to_budget
 
 ENV = LeagueConfig().rating.environment()
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.config import GameConfig, default_config
-from arena.league import League
-from arena.store import Planned
+from arena.league.config import GameConfig, default_config
+from arena.league.core import League
+from arena.league.store import Planned
 
 
 def record(match_id: str, fault_seat: int | None) -> dict[str, object]:

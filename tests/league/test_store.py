@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.store import MIGRATIONS, SCHEMA_VERSION, Planned, Store, StoreError, migrate
+from arena.league.store import MIGRATIONS, SCHEMA_VERSION, Planned, Store, StoreError, migrate
 
 
 def record(match_id: str, faults: list[dict[str, object]] | None = None) -> dict[str, object]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import HELPER, League, LeagueError
+from arena.league.core import HELPER, League, LeagueError
 from tests.league.helpers import small_league, write_bot
 
 SECRET = "root:$6$the-secret-hash:19000:0:99999:7:::\n"
@@ -76,7 +76,7 @@ def test_the_helper_counts_toward_the_size_limit(
 ) -> None:
     bot = helper_bot(tmp_path / "src")
     (tmp_path / "src" / HELPER).write_bytes(b"#" * 4096)
-    monkeypatch.setattr("arena.league.MAX_BOT_BYTES", 2048)
+    monkeypatch.setattr("arena.league.core.MAX_BOT_BYTES", 2048)
     league = small_league(tmp_path / "league", [])
     with League.open(league) as lg, pytest.raises(LeagueError, match="more than"):
         lg.submit(str(bot), check=False)

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from arena.wire import LineBuffer, decode, encode
+from arena.runtime.wire import LineBuffer, decode, encode
 
 EOF = object()
 """A scripted reply: the bot closes its output (it exited)."""
@@ -37,7 +37,7 @@ class MockTransport:
 
     # -- the Transport interface --
     def send(self, data: bytes, deadline: float) -> None:
-        from arena.botproc import TransportClosed
+        from arena.runtime.botproc import TransportClosed
 
         if self._eof:
             raise TransportClosed("closed")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotError, BotKind, load_bot
+from arena.runtime.manifest import BotError, BotKind, load_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 

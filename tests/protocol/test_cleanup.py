@@ -17,11 +17,17 @@ from typing import Any
 
 import pytest
 
-from arena.botproc import BotConnection, LocalConnection, ProcessTransport, RunLimits, TimeLimits
-from arena.bots import FirstAgent, load_bot
 from arena.match import MatchSpec, run_match
-from arena.pool import BotPool
-from arena.scratch import owner_prefix, private_folder, remove_tree, sweep
+from arena.runtime.botproc import (
+    BotConnection,
+    LocalConnection,
+    ProcessTransport,
+    RunLimits,
+    TimeLimits,
+)
+from arena.runtime.manifest import FirstAgent, load_bot
+from arena.runtime.pool import BotPool
+from arena.runtime.scratch import owner_prefix, private_folder, remove_tree, sweep
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from arena.botproc import (
+from arena.runtime.botproc import (
     Answer,
     BotConnection,
     Fault,
@@ -15,7 +15,7 @@ from arena.botproc import (
     RunLimits,
     collect,
 )
-from arena.bots import FirstAgent
+from arena.runtime.manifest import FirstAgent
 from tests.protocol.mock import EOF, MockTransport
 
 LEGAL = [3, 17, 42]

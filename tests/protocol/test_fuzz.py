@@ -17,11 +17,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.botproc import BotConnection, Connection, Fault, FaultKind, RunLimits, TimeLimits
-from arena.bots import BotSpec, load_bot
 from arena.games import JSON
 from arena.match import MatchRecord, MatchSpec, run_match
-from arena.pool import BotPool
+from arena.runtime.botproc import BotConnection, Connection, Fault, FaultKind, RunLimits, TimeLimits
+from arena.runtime.manifest import BotSpec, load_bot
+from arena.runtime.pool import BotPool
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import load_bot
 from arena.match import MatchSpec, run_match
-from arena.pool import BotPool
+from arena.runtime.manifest import load_bot
+from arena.runtime.pool import BotPool
 
 pytestmark = pytest.mark.timeout(60)
 

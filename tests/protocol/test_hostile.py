@@ -15,14 +15,14 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from arena.botproc import BotConnection, Fault, FaultKind, RunLimits, StderrTail, TimeLimits
-from arena.bots import BotSpec, load_bot
 from arena.cli import main
-from arena.executor import run_league
-from arena.league import League
+from arena.league.core import League
 from arena.match import MatchRecord, MatchSpec, run_match
-from arena.pool import BotPool
-from arena.sandbox import Limits
+from arena.run.local import run_league
+from arena.runtime.botproc import BotConnection, Fault, FaultKind, RunLimits, StderrTail, TimeLimits
+from arena.runtime.manifest import BotSpec, load_bot
+from arena.runtime.pool import BotPool
+from arena.runtime.sandbox import Limits
 from tests.league.helpers import assert_audited, small_league
 
 pytestmark = pytest.mark.timeout(120)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena import sandbox
 from arena.cli import main
+from arena.runtime import sandbox
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 GOOD = str(BOTS / "manifest_ok")

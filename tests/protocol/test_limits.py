@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from arena.botproc import (
+from arena.runtime.botproc import (
     Answer,
     BotConnection,
     Fault,
@@ -25,7 +25,7 @@ from arena.botproc import (
     check_reply,
     collect,
 )
-from arena.wire import (
+from arena.runtime.wire import (
     MAX_DEPTH,
     LimitError,
     bot_canonical,

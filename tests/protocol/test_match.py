@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from arena.botproc import FaultKind, LocalConnection
-from arena.bots import BotKind, BotSpec, load_bot
 from arena.match import MatchRecord, MatchSpec, demote_faulted, run_match
-from arena.pool import BotPool
+from arena.runtime.botproc import FaultKind, LocalConnection
+from arena.runtime.manifest import BotKind, BotSpec, load_bot
+from arena.runtime.pool import BotPool
 
 SEED = 987_654_321
 

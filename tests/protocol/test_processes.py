@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotConnection, FaultKind, ProcessTransport, RunLimits, TimeLimits
-from arena.bots import BotSpec, load_bot
 from arena.match import MatchRecord, MatchSpec, run_match
-from arena.pool import BotPool
+from arena.runtime.botproc import BotConnection, FaultKind, ProcessTransport, RunLimits, TimeLimits
+from arena.runtime.manifest import BotSpec, load_bot
+from arena.runtime.pool import BotPool
 
 pytestmark = pytest.mark.timeout(60)
 

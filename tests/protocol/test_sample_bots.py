@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from arena.bots import load_bot
 from arena.games import get_game
 from arena.match import MatchSpec, run_match
-from arena.pool import BotPool
+from arena.runtime.manifest import load_bot
+from arena.runtime.pool import BotPool
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,10 +14,10 @@ import pytest
 from referencing import Registry, Resource
 
 from arena import resources
-from arena.botproc import BotConnection, RunLimits
 from arena.games import GAMES
 from arena.match import MatchSpec, run_match
-from arena.pool import BotPool
+from arena.runtime.botproc import BotConnection, RunLimits
+from arena.runtime.pool import BotPool
 from tests.protocol.mock import MockTransport
 from tests.protocol.test_match import Recorder, seat_agents
 

@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.botproc import BotConnection, FaultKind, ProcessTransport, RunLimits, TimeLimits
-from arena.bots import BotKind, BotSpec, load_bot
 from arena.cli import main
-from arena.config import ConfigError, GameConfig, config_text, default_config, parse_config
-from arena.conformance import HINTS, check_bot
+from arena.league.config import ConfigError, GameConfig, config_text, default_config, parse_config
+from arena.league.conformance import HINTS, check_bot
 from arena.match import MatchRecord, MatchSpec, run_match
-from arena.pool import BotPool
-from arena.sandbox import Limits
-from arena.usage import _TICK, Budget, Sampler, Tracker, Usage, UsageSummary, _Proc
+from arena.runtime.botproc import BotConnection, FaultKind, ProcessTransport, RunLimits, TimeLimits
+from arena.runtime.manifest import BotKind, BotSpec, load_bot
+from arena.runtime.pool import BotPool
+from arena.runtime.sandbox import Limits
+from arena.runtime.usage import _TICK, Budget, Sampler, Tracker, Usage, UsageSummary, _Proc
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.wire import LineBuffer, WireError, canonical, decode, encode
+from arena.runtime.wire import LineBuffer, WireError, canonical, decode, encode
 
 
 def test_encode_is_one_compact_line() -> None:

@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.config import GameConfig, LeagueConfig, default_config
 from arena.games import GAMES
-from arena.league import League
+from arena.league.config import GameConfig, LeagueConfig, default_config
+from arena.league.core import League
+from arena.league.rating import LeagueRatings
+from arena.league.store import Planned
 from arena.match import demote_faulted
 from arena.players import RandomPlayer, play_local
-from arena.rating import LeagueRatings
-from arena.store import Planned
 
 HOSTILE_NAME = "<script>alert(1)</script>"
 HOSTILE_AUTHOR = '<img src=x onerror="alert(2)">'

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import GAMES
-from arena.league import League
+from arena.league.core import League
 from arena.site import build_site
 from tests.site.cdp import CHROMIUM, Browser
 from tests.site.leagues import HOSTILE_NAME, make_league

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from arena.cli import main
 from arena.games import GAMES
-from arena.league import League
+from arena.league.core import League
+from arena.league.rating import rate_by_batches
+from arena.league.store import Planned
 from arena.players import RandomPlayer, play_local
-from arena.rating import rate_by_batches
 from arena.site import build_site
 from arena.site.build import TEMPLATES
 from arena.site.cache import SiteCache
@@ -29,7 +30,6 @@ from arena.site.frames import build_viewer, decode, diff, embed_json, patch
 from arena.site.pages import bot_path, chart, match_path
 from arena.site.serve import Watcher, make_server
 from arena.site.tables import drawing
-from arena.store import Planned
 from tests.site.leagues import (
     HOSTILE_AUTHOR,
     HOSTILE_HELLO,

@@ -8,11 +8,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.league import League
+from arena.league.core import League
+from arena.runtime.usage import UsageSummary
 from arena.site import build_site
 from arena.site.cache import SiteCache
 from arena.site.pages import bot_path
-from arena.usage import UsageSummary
 from tests.site.leagues import make_league
 
 

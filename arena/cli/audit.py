@@ -1,11 +1,12 @@
 """``arena audit L``: replay every stored match of a league and check the store (see
-:mod:`arena.audit`). Registered on the main group by :func:`arena.cli_league.register`."""
+:mod:`arena.league.audit`). Registered on the main group in :mod:`arena.cli`."""
 
 from __future__ import annotations
 
 import click
 
-from arena.audit import audit as run_audit
+from arena.cli.common import open_league
+from arena.league.audit import audit as run_audit
 from arena.terminal import shown
 
 
@@ -23,8 +24,6 @@ def audit(name: str, limit: int) -> None:
 
     Exits with status 1 and lists the match ids if anything does not agree.
     """
-    from arena.cli_league import open_league
-
     with open_league(name, read_only=True) as lg:
         report = run_audit(lg)
     if report.ok:

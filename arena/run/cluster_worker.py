@@ -1,4 +1,4 @@
-"""The worker side of the Dask executor (see :mod:`arena.dask_executor`): bot bundles by
+"""The worker side of the Dask executor (see :mod:`arena.run.cluster`): bot bundles by
 content hash, the per-worker bot pools, and the task that plays a batch of matches.
 
 Imported by the workers (and by the parent once ``distributed`` is known to be installed).
@@ -21,13 +21,13 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
-from arena.botproc import RunLimits
-from arena.bots import BotSpec, load_bot
 from arena.errors import ArenaSetupError
 from arena.games import JSON
 from arena.match import MatchSpec, run_match
-from arena.pool import BotPool
-from arena.scratch import private_folder, remove_tree
+from arena.runtime.botproc import RunLimits
+from arena.runtime.manifest import BotSpec, load_bot
+from arena.runtime.pool import BotPool
+from arena.runtime.scratch import private_folder, remove_tree
 
 
 class BundleError(ArenaSetupError):

@@ -13,11 +13,12 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType, TracebackType
 
-from arena.botproc import (
+from arena.errors import ArenaSetupError
+from arena.runtime.botproc import (
     Agent,
     BotConnection,
     Connection,
@@ -27,10 +28,9 @@ from arena.botproc import (
     ProcessTransport,
     RunLimits,
 )
-from arena.bots import BotKind, BotSpec, FirstAgent, RandomAgent
-from arena.errors import ArenaSetupError
-from arena.sandbox import SandboxUnavailable, confine
-from arena.scratch import default_root, make_scratch, remove_tree, sweep
+from arena.runtime.manifest import BotKind, BotSpec, FirstAgent, RandomAgent
+from arena.runtime.sandbox import SandboxUnavailable, confine
+from arena.runtime.scratch import default_root, make_scratch, remove_tree, sweep
 
 
 class BotPool:
@@ -47,12 +47,20 @@ class BotPool:
     A pool belongs to one process: make it inside each worker, never share one across a fork.
 
     A new pool first sweeps the scratch folders that dead arena processes left behind
-    (:func:`arena.scratch.sweep`). :class:`~arena.errors.ArenaSetupError` from :meth:`get` means
+    (:func:`arena.runtime.scratch.sweep`). :class:`~arena.errors.ArenaSetupError` from :meth:`get` means
     the arena, not the bot, failed: its folder or program is gone, or the sandbox cannot start.
     """
 
-    def __init__(self, limits: RunLimits | None = None, scratch_root: Path | None = None) -> None:
+    def __init__(
+        self,
+        limits: RunLimits | None = None,
+        scratch_root: Path | None = None,
+        human: Callable[[], Agent] | None = None,
+    ) -> None:
         self.limits = limits or RunLimits()
+        self.human = human
+        """Makes the agent of a ``human`` seat (the CLI passes its terminal agent); without it a
+        human seat is the arena's error."""
         self.scratch_root = scratch_root or default_root()
         """Where each process's private scratch folder is made (default: ``$TMPDIR/arena-UID``)."""
         self.swept = sweep(self.scratch_root)
@@ -86,9 +94,9 @@ class BotPool:
             agent: Agent = RandomAgent(bot.name) if bot.name == "random" else FirstAgent(bot.name)
             return LocalConnection(agent, self.limits)
         if bot.kind is BotKind.HUMAN:
-            from arena.human import HumanAgent  # terminal I/O only when a person plays
-
-            return LocalConnection(HumanAgent(), self.limits)
+            if self.human is None:
+                raise ArenaSetupError("a human seat needs a pool made with human=...")
+            return LocalConnection(self.human(), self.limits)
         check_runnable(bot)
         scratch = make_scratch(self.scratch_root, bot.name)
         began = time.monotonic()

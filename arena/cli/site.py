@@ -1,6 +1,6 @@
 """The site commands: ``arena leaderboard L --out DIR`` and ``arena serve L``.
 
-Kept apart from ``arena/cli.py`` and registered on its main group by :func:`register`.
+Registered on the main group in :mod:`arena.cli`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from arena.cli_league import WORKERS, league_path, open_league
-from arena.config import MAX_SECONDS
-from arena.sandbox import protect
+from arena.cli.common import WORKERS, league_path, open_league
+from arena.league.config import MAX_SECONDS
+from arena.runtime.sandbox import protect
 from arena.site import build_site
 from arena.terminal import Seconds, describe_os_error
 
@@ -104,8 +104,3 @@ def serve(name: str, out: Path | None, host: str, port: int, interval: float) ->
         raise click.ClickException(
             f"cannot serve on {host}:{port}: {exc.strerror or exc} (choose another --port or --host)"
         ) from None
-
-
-def register(main: click.Group) -> None:
-    main.add_command(leaderboard)
-    main.add_command(serve)

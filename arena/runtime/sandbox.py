@@ -6,7 +6,7 @@ The bot runner calls :func:`confine`, starts the result with ``subprocess.Popen`
 ``auto`` takes the environment variable ``ARENA_SANDBOX`` (``auto``, ``bubblewrap``, ``unshare``,
 ``rlimits`` or ``none``) and, when that is unset or ``auto``, the strongest method that works
 here (:func:`available_method`, probed once per process; a fallback is announced once on the
-``arena.sandbox`` logger). A method asked for by name that cannot work raises
+``arena.runtime.sandbox`` logger). A method asked for by name that cannot work raises
 :class:`SandboxUnavailable`: an error of the arena, never a fault of the bot.
 
 When the arena is root, every method but ``none`` runs each bot under a uid of its own, leased
@@ -24,7 +24,7 @@ bot's processes only. Every method but ``none`` sets ``no_new_privs``.
     root) land in the sandbox's own tmpfs and vanish with the bot.
 ``unshare``
     When ``bwrap`` is missing: util-linux ``unshare`` (new mount, pid, network, IPC and UTS
-    namespaces, plus a user namespace when the arena is not root) runs :mod:`arena.jail`, which
+    namespaces, plus a user namespace when the arena is not root) runs :mod:`arena.runtime.jail`, which
     builds the same view as bubblewrap on a tmpfs and pivots into it, then drops to the bot's uid
     with no capabilities. It hides the same things. Differences: ``/tmp``, ``/var/tmp`` and
     ``/dev/shm`` are fresh tmpfs mounts of ``file_size_mb`` each, writable, and gone with the
@@ -88,8 +88,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from arena import jail
-from arena.scratch import remove_tree
+from arena.runtime import jail
+from arena.runtime.scratch import remove_tree
 
 Method = Literal["auto", "bubblewrap", "unshare", "rlimits", "none"]
 """How to confine a bot; ``auto`` takes ``ARENA_SANDBOX``, else the strongest that works here."""
@@ -128,7 +128,7 @@ _UID_BASE = 1 << 20
 unused by people."""
 _UID_BLOCK = 256
 
-log = logging.getLogger("arena.sandbox")
+log = logging.getLogger("arena.runtime.sandbox")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -344,7 +344,7 @@ class Confined:
     """The scratch folder as the bot sees it (its ``HOME`` and ``TMPDIR``)."""
     lease: Lease | None = field(default=None, compare=False, repr=False)
     setup_pipe: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
-    """Under ``unshare``: the pipe on which :mod:`arena.jail` says whether it set the bot up
+    """Under ``unshare``: the pipe on which :mod:`arena.runtime.jail` says whether it set the bot up
     (``read`` and ``write`` ends, each removed when closed, so never closed twice). The bot
     never holds it, so it cannot forge the arena's failure."""
 
@@ -562,7 +562,7 @@ def describe_isolation(method: Method = "auto", limits: Limits | None = None) ->
     if chosen == "unshare":
         return (
             "unshare (bubblewrap unavailable): new mount, pid, network, IPC and UTS namespaces "
-            f"and a private root built by arena.jail; no network; only the bot's own processes "
+            f"and a private root built by arena.runtime.jail; no network; only the bot's own processes "
             f"in /proc; {view}; private /tmp, /var/tmp, /dev/shm of {limits.file_size_mb} MiB "
             f"each, gone with the bot; no capabilities; {env}; {rl}"
         )
@@ -1086,7 +1086,7 @@ def _unshare_argv(
     uid: int | None,
     setup_fd: int | None = None,
 ) -> list[str]:
-    """``unshare`` running :mod:`arena.jail` with the root to build, then ``inner``.
+    """``unshare`` running :mod:`arena.runtime.jail` with the root to build, then ``inner``.
 
     ``setup_fd``: where the launcher reports ``ok`` or why it could not set the bot up."""
     argv = ["unshare", "--mount", "--net", "--ipc", "--uts", "--pid", "--fork", "--kill-child"]
@@ -1102,7 +1102,7 @@ def _unshare_argv(
 def _jail_ops(
     bot_dir: Path, scratch: Path | None, prefixes: list[str], limits: Limits
 ) -> list[list[Any]]:
-    """What :mod:`arena.jail` mounts, in order (see :func:`arena.jail.build`)."""
+    """What :mod:`arena.runtime.jail` mounts, in order (see :func:`arena.runtime.jail.build`)."""
     ops: list[list[Any]] = []
     for directory in _SYSTEM_DIRS:
         if os.path.islink(directory):

@@ -21,14 +21,11 @@ from typing import Any
 
 import orjson
 
-from arena.botproc import Fault
-from arena.bots import MANIFEST, BotError, BotKind, BotSpec, load_bot, valid_name
-from arena.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
-from arena.conformance import HINTS, changed_options, check_bot
 from arena.errors import ArenaSetupError
 from arena.games import JSON
-from arena.match import SeatFault
-from arena.rating import (
+from arena.league.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
+from arena.league.conformance import HINTS, changed_options, check_bot
+from arena.league.rating import (
     LeagueRatings,
     SoloScore,
     Standing,
@@ -36,11 +33,14 @@ from arena.rating import (
     rate_by_batches,
     solo_scores,
 )
+from arena.league.schedule import plan_batch, trim_to_budget
+from arena.league.store import Entrant, Planned, Store, StoreError
+from arena.match import SeatFault
 from arena.resources import BUNDLED_PREFIX
-from arena.sandbox import protect
-from arena.schedule import plan_batch, trim_to_budget
-from arena.scratch import remove_tree
-from arena.store import Entrant, Planned, Store, StoreError
+from arena.runtime.botproc import Fault
+from arena.runtime.manifest import MANIFEST, BotError, BotKind, BotSpec, load_bot, valid_name
+from arena.runtime.sandbox import protect
+from arena.runtime.scratch import remove_tree
 from arena.terminal import printable_name, shown
 
 DB_FILE = "league.db"
@@ -240,7 +240,7 @@ class League:
         if path.exists():
             raise LeagueError(f"{folder} already has a {CONFIG_FILE}")
         folder.mkdir(parents=True, exist_ok=True)
-        protect(folder)  # league data: never readable by a bot's uid (see arena.sandbox)
+        protect(folder)  # league data: never readable by a bot's uid (see arena.runtime.sandbox)
         (folder / BOTS_DIR).mkdir(exist_ok=True)
         path.write_text(config_text(config), encoding="utf-8")
         Store.open(folder / DB_FILE).close()
@@ -396,7 +396,7 @@ class League:
             raise LeagueError(str(exc)) from None
 
     def conformance(self, spec: BotSpec, games: Sequence[str]) -> Iterator[str]:
-        """``arena check``'s test (:func:`arena.conformance.check_bot`): a handshake, then one
+        """``arena check``'s test (:func:`arena.league.conformance.check_bot`): a handshake, then one
         match per table size of each of ``games`` (league games the bot claims) against random
         players, with the league's options and limits.
 

@@ -1,32 +1,27 @@
-"""The command line: a thin shell that parses, validates and calls the library."""
+"""Bots without a league: ``arena games``, ``arena play``, ``arena human``, ``arena check``."""
 
 from __future__ import annotations
 
-import errno
 import json
 import random
-import sqlite3
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import click
-import orjson
 
-from arena import __version__, native, resources
-from arena.botproc import Fault, RunLimits, TimeLimits
-from arena.bots import BotError, BotKind, BotSpec, load_bot
-from arena.config import MAX_SECONDS, MAX_SEED, ConfigError, load_config
-from arena.conformance import HINTS, changed_options, check_bot
-from arena.errors import ArenaSetupError
+from arena import resources
+from arena.cli.common import SEED, load_bots, run_limits, time_options
 from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
+from arena.human import HumanAgent
+from arena.league.config import ConfigError, load_config
+from arena.league.conformance import HINTS, changed_options, check_bot
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
-from arena.pool import BotPool
-from arena.sandbox import isolation_line, isolation_summary
-from arena.store import explain
-from arena.terminal import Seconds, describe_os_error, failure, shown, shown_lines
+from arena.runtime.botproc import Fault
+from arena.runtime.manifest import BotKind, load_bot
+from arena.runtime.pool import BotPool
+from arena.runtime.sandbox import isolation_line, isolation_summary
+from arena.terminal import failure, shown, shown_lines
 
 
 def parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, JSON]:
@@ -55,52 +50,7 @@ def final_table(state: State, names: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-class ArenaGroup(click.Group):
-    """The main group. An :class:`ArenaSetupError` (the arena, not a bot, failed) and errors of
-    the machine rather than of the arena (a folder that cannot be written, a full disk, a
-    database that cannot be read) end as one line on stderr and exit status 1, not as a
-    traceback; a broken pipe is left to click, which exits quietly."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ArenaSetupError as exc:
-            raise click.ClickException(f"the arena cannot run bots here: {exc}") from None
-        except OSError as exc:
-            if exc.errno == errno.EPIPE:
-                raise
-            raise click.ClickException(describe_os_error(exc)) from None
-        except sqlite3.Error as exc:
-            raise click.ClickException(f"the league database: {explain(exc)}") from None
-        except orjson.JSONDecodeError as exc:
-            raise click.ClickException(
-                f"the league database holds a damaged record ({exc}): restore league.db from a copy"
-            ) from None
-        except ValueError as exc:
-            if "embedded null" not in str(exc):  # 3.11, 3.12: byte; 3.13: character
-                raise
-            raise click.ClickException("a path holds a NUL byte (\\x00)") from None
-
-
-SEED = click.IntRange(min=0, max=MAX_SEED)
-
-
-@click.group(
-    cls=ArenaGroup,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-)
-@click.version_option(
-    __version__, prog_name="arena", message=f"%(prog)s %(version)s; {native.describe()}"
-)
-def main() -> None:
-    """arena: leagues of card-game bots.
-
-    Bots for Ten, Take 5 and Phase 10 speak JSON over stdin/stdout; the arena plays them against
-    each other, rates them with TrueSkill and renders leaderboards.
-    """
-
-
-@main.command()
+@click.command()
 def games() -> None:
     """List the games, their seat ranges and their options."""
     for spec in GAMES.values():
@@ -119,48 +69,6 @@ def rules_path(name: str) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The time limits every command that runs bots accepts."""
-    for option in reversed(
-        [
-            click.option(
-                "--decision-time",
-                type=Seconds(min=0.001, max=MAX_SECONDS),
-                default=TimeLimits.decision,
-                show_default=True,
-                help="Seconds free for each decision.",
-            ),
-            click.option(
-                "--time-bank",
-                type=Seconds(min=0, max=MAX_SECONDS),
-                default=TimeLimits.bank,
-                show_default=True,
-                help="Extra seconds per match for decisions that run over.",
-            ),
-            click.option(
-                "--startup-time",
-                type=Seconds(min=0.001, max=MAX_SECONDS),
-                default=TimeLimits.startup,
-                show_default=True,
-                help="Seconds a bot has to start and answer hello.",
-            ),
-        ]
-    ):
-        command = option(command)
-    return command
-
-
-def run_limits(decision_time: float, time_bank: float, startup_time: float) -> RunLimits:
-    return RunLimits(time=TimeLimits(decision_time, time_bank, startup_time))
-
-
-def load_bots(texts: Sequence[str]) -> tuple[BotSpec, ...]:
-    try:
-        return tuple(load_bot(text) for text in texts)
-    except BotError as exc:
-        raise failure(exc) from None
 
 
 def record_table(record: MatchRecord) -> str:
@@ -192,7 +100,7 @@ def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
     return text
 
 
-@main.command()
+@click.command()
 @click.argument("game")
 @click.argument("bots", nargs=-1)
 @click.option(
@@ -281,7 +189,7 @@ def play(
     if any(bot.kind is BotKind.PROCESS for bot in specs):
         click.echo(isolation_line(limits.sandbox.method), err=True)
         sandbox = isolation_summary(limits.sandbox.method)
-    with BotPool(limits) as pool:
+    with BotPool(limits, human=HumanAgent) as pool:
         for k in range(count):
             record = run_match(MatchSpec(f"play-{k}", game, seed + k, specs, chosen), pool)
             if as_json:
@@ -335,7 +243,7 @@ def play_random(
             click.echo()
 
 
-@main.command()
+@click.command()
 @click.argument("game")
 @click.argument("opponents", nargs=-1, required=True)
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat.")
@@ -356,14 +264,14 @@ def human(
     bots = list(load_bots(opponents))
     bots.insert(seat, load_bot("human"))
     game_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-    with BotPool() as pool:
+    with BotPool(human=HumanAgent) as pool:
         record = run_match(MatchSpec("human", game, game_seed, tuple(bots), chosen), pool)
     for fault in record.faults:
         click.echo(describe_fault(fault, str(record.seats[fault.seat]["name"])))
     click.echo(record_table(record))
 
 
-@main.command()
+@click.command()
 @click.argument("bot")
 @click.option(
     "--matches",
@@ -455,18 +363,3 @@ def check(
     if not report.passed:
         raise click.exceptions.Exit(1)
     click.echo("PASS")
-
-
-# -- leagues: the commands live in arena/cli_league.py ------------------------------------
-from arena.cli_league import register  # noqa: E402
-
-register(main)
-# -- end of leagues ----------------------------------------------------------------------
-from arena.cli_site import register as register_site  # noqa: E402
-
-register_site(main)
-# -- end of site ----------------------------------------------------------------------
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import trueskill
 
 from arena.games.base import competition_ranks
-from arena.store import Outcome
+from arena.league.store import Outcome
 
 RatingRow = tuple[str, int, float, float, int, int]
 

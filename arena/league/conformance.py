@@ -7,13 +7,13 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from arena.botproc import Fault, FaultKind, RunLimits
-from arena.bots import BotSpec, load_bot
-from arena.config import GameConfig
 from arena.games import GAMES, JSON
+from arena.league.config import GameConfig
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
-from arena.pool import BotPool
-from arena.usage import UsageSummary
+from arena.runtime.botproc import Fault, FaultKind, RunLimits
+from arena.runtime.manifest import BotSpec, load_bot
+from arena.runtime.pool import BotPool
+from arena.runtime.usage import UsageSummary
 
 HINTS: dict[FaultKind, str] = {
     FaultKind.START_FAILED: (

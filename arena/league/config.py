@@ -16,9 +16,9 @@ from typing import Any
 
 import trueskill
 
-from arena.botproc import RunLimits, TimeLimits
 from arena.games import GAMES, JSON, GameError, get_game
-from arena.usage import Budget
+from arena.runtime.botproc import RunLimits, TimeLimits
+from arena.runtime.usage import Budget
 
 CONFIG_FILE = "league.toml"
 DEFAULT_SEATS = 4
@@ -298,7 +298,7 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
 
 
 BUDGET_KEYS = ("cpu_seconds_per_match", "memory_mb_per_bot")
-"""The ``[limits]`` keys that cap a bot's processes together (see :mod:`arena.usage`)."""
+"""The ``[limits]`` keys that cap a bot's processes together (see :mod:`arena.runtime.usage`)."""
 
 
 def parse_budget(limits: Mapping[str, Any]) -> Budget:

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import trueskill
 
-from arena.config import GameConfig, LeagueConfig
-from arena.store import Planned
+from arena.league.config import GameConfig, LeagueConfig
+from arena.league.store import Planned
 
 SEED_BITS = 48
 

@@ -2,7 +2,7 @@
 
 The parent plans, dispatches chunks of matches to a ``multiprocess`` pool, and is the only
 writer of the store: each record is committed as it arrives. Workers keep their bot processes
-alive across matches (one :class:`~arena.pool.BotPool` per worker, made in the initializer and
+alive across matches (one :class:`~arena.runtime.pool.BotPool` per worker, made in the initializer and
 closed when the worker exits, however it exits); with ``schedule.fresh_processes`` each match
 gets fresh processes instead.
 
@@ -29,13 +29,13 @@ import multiprocess
 import multiprocess.util
 import orjson
 
-from arena.botproc import RunLimits
-from arena.bots import BotSpec
-from arena.league import League
+from arena.league.core import League
+from arena.league.rating import LeagueRatings
+from arena.league.store import Planned
 from arena.match import MatchSpec, run_match
-from arena.pool import BotPool
-from arena.rating import LeagueRatings
-from arena.store import Planned
+from arena.runtime.botproc import RunLimits
+from arena.runtime.manifest import BotSpec
+from arena.runtime.pool import BotPool
 
 _POOL: BotPool | None = None
 _MATCH_POOL: BotPool | None = None

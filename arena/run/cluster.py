@@ -12,7 +12,7 @@ record is committed as it comes back (``as_completed``), exactly as the local ex
   bundle file for file. With ``[executor] bots = "shared"`` the workers read the bots
   from ``shared_folder`` (the league folder as the workers see it) instead.
 * **Bot processes live across matches.** A second plugin holds one
-  :class:`~arena.pool.BotPool` per worker thread; it is closed when the run ends (the plugin
+  :class:`~arena.runtime.pool.BotPool` per worker thread; it is closed when the run ends (the plugin
   is removed) or the worker closes.
 * **Tasks are pure and idempotent**: a batch of match specs in, a list of records out. A worker
   lost mid-batch loses nothing: the scheduler runs its unfinished batches again elsewhere, and
@@ -32,16 +32,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from arena.bots import BotKind, BotSpec
 from arena.errors import ArenaSetupError
-from arena.executor import Interrupted, Progress, RunReport, WorkerLost, finish, plan_more
-from arena.league import League
-from arena.store import Planned
+from arena.league.core import League
+from arena.league.store import Planned
+from arena.run.local import Interrupted, Progress, RunReport, WorkerLost, finish, plan_more
+from arena.runtime.manifest import BotKind, BotSpec
 
 if TYPE_CHECKING:
     from distributed import Client
 
-    from arena.dask_worker import BotRef
+    from arena.run.cluster_worker import BotRef
 
 
 class DaskError(Exception):
@@ -72,7 +72,7 @@ class Shipping:
 def ship(league: League, entrants: Sequence[int], shared: bool) -> Shipping:
     """How the workers find each of ``entrants``: a bundle by content hash, or the shared
     folder (built-ins need nothing)."""
-    from arena.dask_worker import BotRef, pack
+    from arena.run.cluster_worker import BotRef, pack
 
     refs: dict[int, BotRef] = {}
     bundles: dict[str, bytes] = {}
@@ -140,7 +140,7 @@ def run_league_dask(
 
     ``client`` (an open client) wins over ``scheduler`` (an address); with neither a
     ``LocalCluster`` of ``workers`` processes is started for the run. Raises
-    :class:`~arena.executor.Interrupted` on Ctrl-C, :class:`~arena.executor.WorkerLost` if
+    :class:`~arena.run.local.Interrupted` on Ctrl-C, :class:`~arena.run.local.WorkerLost` if
     the scheduler gives a batch up (its workers kept dying), and
     :class:`~arena.errors.ArenaSetupError` when a worker cannot start a bot (a broken bot
     cache, a missing sandbox tool): no bot is charged for the arena's failure.
@@ -156,7 +156,7 @@ def run_league_dask(
     if not pending:
         return finish(league, report, began)
     distributed = _distributed()
-    from arena.dask_worker import BundlePlugin, PoolPlugin, play_batch
+    from arena.run.cluster_worker import BundlePlugin, PoolPlugin, play_batch
 
     close: Callable[[], None] | None = None
     if client is None:

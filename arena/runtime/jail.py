@@ -1,6 +1,6 @@
 """The launcher of the ``unshare`` sandbox: a bubblewrap-like root built inside a new mount namespace.
 
-:mod:`arena.sandbox` starts it as
+:mod:`arena.runtime.sandbox` starts it as
 ``unshare --mount --pid --fork --net --ipc --uts [--user --map-root-user] -- PYTHON -I -S jail.py
 SPEC -- BOT ARGV...``: it runs as root (or as root of a new user namespace when the arena is not
 root) in the new namespaces, before any privilege is dropped, so it can read what the arena reads

@@ -1,6 +1,6 @@
 """The league commands: ``arena league ...``, ``arena submit``, ``arena bots``, ``arena withdraw``.
 
-Kept apart from ``arena/cli.py`` and registered on its main group by :func:`register`.
+Registered on the main group in :mod:`arena.cli`.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from pathlib import Path
 
 import click
 
-from arena.bots import BotError
-from arena.config import MAX_SEED, MAX_WORKERS, ConfigError, default_config
-from arena.executor import Interrupted, WorkerLost, run_league
-from arena.league import League, LeagueError
-from arena.sandbox import isolation_line, protect
-from arena.store import StoreError
+from arena.cli.common import DEFAULT_ROOT, WORKERS, league_option, league_path, open_league
+from arena.league.config import MAX_SEED, default_config
+from arena.league.core import League, LeagueError
+from arena.league.store import StoreError
+from arena.run.local import Interrupted, WorkerLost, run_league
+from arena.runtime.manifest import BotError
+from arena.runtime.sandbox import isolation_line, protect
 from arena.terminal import describe_os_error, failure, printable_name, shown
 
-DEFAULT_ROOT = Path("results")
 DEMO_BOTS = (
     "bundled:random",
     "bundled:heuristic",
@@ -30,36 +30,6 @@ DEMO_BOTS = (
     "builtin:first",
 )
 """The demo's entrants: the bundled bots (found wherever arena is installed) and the built-ins."""
-
-
-def league_path(text: str) -> Path:
-    """A league named by a path, or by a bare name under ``results/``."""
-    if not text.strip():
-        raise click.BadParameter("an empty name: give a league name or folder", param_hint="L")
-    path = Path(text)
-    if path.exists() or "/" in text or text.startswith("."):
-        return path
-    return DEFAULT_ROOT / text
-
-
-def open_league(text: str, read_only: bool = False) -> League:
-    """The league ``text`` names; ``read_only`` for commands that only read it (they then
-    work on a league they cannot write, and never change one)."""
-    try:
-        return League.open(league_path(text), read_only)
-    except (LeagueError, ConfigError) as exc:
-        raise failure(exc) from None
-
-
-WORKERS = click.IntRange(min=1, max=MAX_WORKERS)
-
-league_option = click.option(
-    "--league",
-    "league_name",
-    required=True,
-    metavar="L",
-    help="The league folder (a bare name means results/NAME).",
-)
 
 
 @click.group()
@@ -135,7 +105,7 @@ def play(
     previous = signal.signal(signal.SIGTERM, stop)  # `kill` stops as cleanly as Ctrl-C
     try:
         if dask:
-            from arena.dask_executor import DaskError, run_league_dask  # optional extra
+            from arena.run.cluster import DaskError, run_league_dask  # optional extra
 
             try:
                 report = run_league_dask(
@@ -386,14 +356,3 @@ def withdraw(name: str, league_name: str) -> None:
     click.echo(
         f"withdrew {shown(name)} ({len(gone)} version(s)); {cancelled} planned matches cancelled"
     )
-
-
-def register(main: click.Group) -> None:
-    """Add the league commands to the main ``arena`` group."""
-    main.add_command(league)
-    main.add_command(submit)
-    main.add_command(bots)
-    main.add_command(withdraw)
-    from arena.cli_audit import audit  # the audit and cluster commands: issue 8
-
-    main.add_command(audit)

@@ -30,10 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from arena import __version__
-from arena.sandbox import Confined, Limits
-from arena.terminal import printable_name
-from arena.usage import Budget, Tracker
-from arena.wire import (
+from arena.runtime.sandbox import Confined, Limits
+from arena.runtime.usage import Budget, Tracker
+from arena.runtime.wire import (
     MAX_LINE,
     MAX_TEXT,
     PROTOCOL_VERSION,
@@ -46,7 +45,8 @@ from arena.wire import (
     describe,
     excerpt,
 )
-from arena.wire import encode as encode_message
+from arena.runtime.wire import encode as encode_message
+from arena.terminal import printable_name
 
 # -- limits and faults -----------------------------------------------------------------------
 
@@ -86,7 +86,7 @@ class RunLimits:
     """Characters of debug notes kept per seat per match; later notes are dropped."""
     sandbox: Limits = field(default_factory=Limits)
     budget: Budget = field(default_factory=Budget)
-    """Caps on CPU and memory of all of a bot's processes together (see :mod:`arena.usage`)."""
+    """Caps on CPU and memory of all of a bot's processes together (see :mod:`arena.runtime.usage`)."""
 
 
 class FaultKind(enum.Enum):
@@ -116,7 +116,7 @@ class FaultKind(enum.Enum):
     """A line longer than the maximum line length."""
     RESOURCES = "resources"
     """All the bot's processes together went past the league's CPU or memory cap (it is killed);
-    see :class:`~arena.usage.Budget`."""
+    see :class:`~arena.runtime.usage.Budget`."""
 
 
 @dataclass(frozen=True)
@@ -257,7 +257,7 @@ def _descendants(pid: int) -> list[int]:
 
 
 class ProcessTransport:
-    """A child process started from a :class:`~arena.sandbox.Confined` command.
+    """A child process started from a :class:`~arena.runtime.sandbox.Confined` command.
 
     The child runs in a new session (its own process group), so :meth:`close` can kill it and
     everything it started with one ``killpg``. Raises :class:`OSError` if it cannot start.
@@ -293,7 +293,7 @@ class ProcessTransport:
         self._next_check = 0.0
         self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit)
         self.usage = Tracker(self.pid, getattr(confined, "uid", None))
-        """CPU and memory of every process of the bot (see :mod:`arena.usage`)."""
+        """CPU and memory of every process of the bot (see :mod:`arena.runtime.usage`)."""
 
     def send(self, data: bytes, deadline: float) -> None:
         if self._closed:
@@ -746,7 +746,7 @@ def check_hello(answer: Mapping[str, Any]) -> dict[str, str] | str:
     """The fields kept from an answer to ``hello``, or what is wrong with it.
 
     ``name`` must be a string, not empty once trimmed; ``version`` and ``author`` may be
-    strings or numbers (or absent, or null). Each is cut to :data:`~arena.wire.MAX_TEXT`
+    strings or numbers (or absent, or null). Each is cut to :data:`~arena.runtime.wire.MAX_TEXT`
     characters, with control characters replaced, since names are shown on terminals and pages.
     Every other key is dropped unread: nothing a bot adds is stored or written back.
     """

@@ -27,9 +27,9 @@ from typing import Any
 import orjson
 
 from arena.games import JSON, get_game
-from arena.league import League
+from arena.league.core import League
+from arena.league.schedule import game_seed, match_id
 from arena.match import demote_faulted
-from arena.schedule import game_seed, match_id
 
 
 @dataclass(frozen=True)

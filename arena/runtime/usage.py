@@ -7,7 +7,7 @@ tracked bot, over every process that belongs to it:
 
 * which processes: those of its session (the bot is started in a session of its own, so the
   session id is the first process's pid), and, when the arena is root and gave the bot a uid of
-  its own (see :mod:`arena.sandbox`), every process of that uid, which also catches children
+  its own (see :mod:`arena.runtime.sandbox`), every process of that uid, which also catches children
   that called ``setsid`` or double-forked. Without a uid of its own, a process that leaves the
   session is not seen.
 * CPU: ``utime + stime`` of every live process plus ``cutime + cstime`` (what the children it
@@ -158,7 +158,7 @@ def _proc(rest: list[bytes]) -> _Proc | None:
 class Tracker:
     """The processes of one bot, their CPU time and memory, and whether it broke its budget.
 
-    Made by :class:`~arena.botproc.ProcessTransport` when it starts the bot; the match loop
+    Made by :class:`~arena.runtime.botproc.ProcessTransport` when it starts the bot; the match loop
     calls :func:`begin` and :func:`end` around each match.
     """
 

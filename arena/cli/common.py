@@ -1,0 +1,125 @@
+"""What the command groups share: the main group's error handling, league names, time options."""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from arena.errors import ArenaSetupError
+from arena.league.config import MAX_SECONDS, MAX_SEED, MAX_WORKERS, ConfigError
+from arena.league.core import League, LeagueError
+from arena.league.store import explain
+from arena.runtime.botproc import RunLimits, TimeLimits
+from arena.runtime.manifest import BotError, BotSpec, load_bot
+from arena.terminal import Seconds, describe_os_error, failure
+
+
+class ArenaGroup(click.Group):
+    """The main group. An :class:`ArenaSetupError` (the arena, not a bot, failed) and errors of
+    the machine rather than of the arena (a folder that cannot be written, a full disk, a
+    database that cannot be read) end as one line on stderr and exit status 1, not as a
+    traceback; a broken pipe is left to click, which exits quietly."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ArenaSetupError as exc:
+            raise click.ClickException(f"the arena cannot run bots here: {exc}") from None
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise
+            raise click.ClickException(describe_os_error(exc)) from None
+        except sqlite3.Error as exc:
+            raise click.ClickException(f"the league database: {explain(exc)}") from None
+        except orjson.JSONDecodeError as exc:
+            raise click.ClickException(
+                f"the league database holds a damaged record ({exc}): restore league.db from a copy"
+            ) from None
+        except ValueError as exc:
+            if "embedded null" not in str(exc):  # 3.11, 3.12: byte; 3.13: character
+                raise
+            raise click.ClickException("a path holds a NUL byte (\\x00)") from None
+
+
+SEED = click.IntRange(min=0, max=MAX_SEED)
+
+
+DEFAULT_ROOT = Path("results")
+
+
+def league_path(text: str) -> Path:
+    """A league named by a path, or by a bare name under ``results/``."""
+    if not text.strip():
+        raise click.BadParameter("an empty name: give a league name or folder", param_hint="L")
+    path = Path(text)
+    if path.exists() or "/" in text or text.startswith("."):
+        return path
+    return DEFAULT_ROOT / text
+
+
+def open_league(text: str, read_only: bool = False) -> League:
+    """The league ``text`` names; ``read_only`` for commands that only read it (they then
+    work on a league they cannot write, and never change one)."""
+    try:
+        return League.open(league_path(text), read_only)
+    except (LeagueError, ConfigError) as exc:
+        raise failure(exc) from None
+
+
+WORKERS = click.IntRange(min=1, max=MAX_WORKERS)
+
+league_option = click.option(
+    "--league",
+    "league_name",
+    required=True,
+    metavar="L",
+    help="The league folder (a bare name means results/NAME).",
+)
+
+
+def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The time limits every command that runs bots accepts."""
+    for option in reversed(
+        [
+            click.option(
+                "--decision-time",
+                type=Seconds(min=0.001, max=MAX_SECONDS),
+                default=TimeLimits.decision,
+                show_default=True,
+                help="Seconds free for each decision.",
+            ),
+            click.option(
+                "--time-bank",
+                type=Seconds(min=0, max=MAX_SECONDS),
+                default=TimeLimits.bank,
+                show_default=True,
+                help="Extra seconds per match for decisions that run over.",
+            ),
+            click.option(
+                "--startup-time",
+                type=Seconds(min=0.001, max=MAX_SECONDS),
+                default=TimeLimits.startup,
+                show_default=True,
+                help="Seconds a bot has to start and answer hello.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def run_limits(decision_time: float, time_bank: float, startup_time: float) -> RunLimits:
+    return RunLimits(time=TimeLimits(decision_time, time_bank, startup_time))
+
+
+def load_bots(texts: Sequence[str]) -> tuple[BotSpec, ...]:
+    try:
+        return tuple(load_bot(text) for text in texts)
+    except BotError as exc:
+        raise failure(exc) from None
