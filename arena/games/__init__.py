@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+import re
+
 from arena.games import phase10, take5, ten
 from arena.games.base import (
     JSON,
@@ -25,12 +28,46 @@ GAMES: dict[str, GameSpec] = {
 }
 
 
+ALIASES: dict[str, str] = {
+    "6nimmt": "take5",
+    "sechsnimmt": "take5",
+    "takefive": "take5",
+    "categorie5": "take5",
+    "phaseten": "phase10",
+}
+"""Other names people give the games (folded: lower case, letters and digits only)."""
+
+
+def _folded(name: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+def closest_game(name: str) -> str | None:
+    """The game a mistyped ``name`` most likely means (``"Phase10"``, ``"6nimmt"``, ``"tke5"``),
+    or None when nothing is close."""
+    folded = _folded(name)
+    for game in GAMES:
+        if _folded(game) == folded:
+            return game
+    if folded in ALIASES:
+        return ALIASES[folded]
+    close = difflib.get_close_matches(folded, [*GAMES, *ALIASES], n=1, cutoff=0.6)
+    return ALIASES.get(close[0], close[0]) if close else None
+
+
+def unknown_game(name: str) -> str:
+    """The message for a game name that is not one of :data:`GAMES`, with a did-you-mean."""
+    guess = closest_game(name)
+    hint = f"did you mean {guess!r}? " if guess is not None else ""
+    return f"unknown game {name!r} ({hint}games: {', '.join(sorted(GAMES))})"
+
+
 def get_game(name: str) -> GameSpec:
     """The game called ``name``; raises :class:`GameError` naming the known games."""
     try:
         return GAMES[name]
     except KeyError:
-        raise GameError(f"unknown game {name!r} (games: {', '.join(sorted(GAMES))})") from None
+        raise GameError(unknown_game(name)) from None
 
 
 __all__ = [
@@ -47,5 +84,7 @@ __all__ = [
     "Result",
     "SeatCountError",
     "State",
+    "closest_game",
     "get_game",
+    "unknown_game",
 ]

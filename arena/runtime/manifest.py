@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import resources
+from arena.games import GAMES, unknown_game
 from arena.terminal import printable_name
 
 MANIFEST = "bot.toml"
@@ -150,6 +151,9 @@ def manifest_spec(data: Mapping[str, Any], path: Path, source: str) -> BotSpec:
     games = data["games"]
     if not isinstance(games, list) or not games or not all(isinstance(g, str) and g for g in games):
         raise bad(f'games must be a non-empty list of game names, e.g. ["take5"]: {games!r}')
+    for game in games:
+        if game not in GAMES:
+            raise bad(f"games: {unknown_game(game)}")
     texts = {}
     for key in ("author", "version", "description"):
         value = data.get(key, "")

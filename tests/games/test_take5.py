@@ -342,3 +342,12 @@ def test_seat_counts_outside_two_to_ten_are_refused(seats: int) -> None:
 def test_a_seed_must_be_a_non_negative_integer() -> None:
     with pytest.raises(GameError):
         SPEC.new(-1, 2)
+
+
+def test_professional_tie_goes_to_the_row_met_first_before_the_right_end() -> None:
+    # seeds/take5.md: on equal differences the lower row index wins, even over a right end.
+    rows = [[30, 40], [10, 20], [50, 60], [70, 80]]
+    # 25: gap 5 to row 0's left end (30) and gap 5 to row 1's right end (20)
+    assert choose_row(rows, 25, professional=True) == (0, "left")
+    # and the other way round: 23 is 3 above row 0's right end and 3 below row 1's left end
+    assert choose_row([[10, 20], [26, 30], [60], [80]], 23, professional=True) == (0, "right")

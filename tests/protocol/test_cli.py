@@ -58,11 +58,10 @@ def test_play_refuses_bad_bots_and_seat_counts() -> None:
     assert code != 0 and "2 bots were given for 3 seats" in out
 
 
-def test_check_passes_a_good_bot_and_notes_unknown_games() -> None:
+def test_check_passes_a_good_bot() -> None:
     code, out = run("check", str(BOTS / "manifest_ok"), "--matches", "2")
     assert code == 0, out
     assert "ok   hello: name 'good'" in out
-    assert "claims 'no-such-game', which this arena does not know" in out
     assert "ok   take5: 2 matches" in out and out.rstrip().endswith("PASS")
 
 
@@ -105,16 +104,37 @@ def test_a_human_takes_a_seat() -> None:
     assert "Game over" in out and "human" in out
 
 
-def test_check_fails_a_bot_that_claims_no_known_game(tmp_path: Path) -> None:
-    tmp_path.chmod(0o755)
-    (tmp_path / "bot.py").write_text((BOTS / "manifest_ok" / "bot.py").read_text())
-    (tmp_path / "bot.toml").write_text(
-        'name = "elsewhere"\ncommand = ["python3", "bot.py"]\ngames = ["chess"]\n'
+def misnamed_bot(folder: Path, games: str) -> Path:
+    folder.chmod(0o755)
+    (folder / "bot.py").write_text((BOTS / "manifest_ok" / "bot.py").read_text())
+    (folder / "bot.toml").write_text(
+        f'name = "elsewhere"\ncommand = ["python3", "bot.py"]\ngames = {games}\n'
     )
-    code, out = run("check", str(tmp_path))
-    assert code == 1, out
-    assert "claims 'chess', which this arena does not know" in out
-    assert "FAIL it claims no game this arena knows" in out
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("games", "expected"),
+    [
+        ('["chess"]', "unknown game 'chess' (games: phase10, take5, ten)"),
+        ('["take5", "6nimmt"]', "unknown game '6nimmt' (did you mean 'take5'? games:"),
+        ('["take5", "Phase10"]', "unknown game 'Phase10' (did you mean 'phase10'? games:"),
+        ('["tne"]', "unknown game 'tne' (did you mean 'ten'? games:"),
+    ],
+)
+def test_unknown_game_names_are_refused_with_a_guess(
+    tmp_path: Path, games: str, expected: str
+) -> None:
+    bot = misnamed_bot(tmp_path, games)
+    code, out = run("check", str(bot))
+    assert code == 1 and expected in out, out
+    code, out = run("play", "take5", str(bot), "builtin:first")
+    assert code == 1 and expected in out, out
+
+
+def test_play_guesses_a_mistyped_game() -> None:
+    code, out = run("play", "Take5", "builtin:first", "builtin:first")
+    assert code != 0 and "unknown game 'Take5' (did you mean 'take5'?" in out, out
 
 
 def test_play_seats_a_human_given_as_a_bot() -> None:
