@@ -131,6 +131,12 @@ def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
     metavar="NAME=VALUE",
     help="A game option (repeatable); see `arena games`.",
 )
+@click.option(
+    "--fixed-seats",
+    is_flag=True,
+    help="Keep the bots in the seats given in every game (default: game k moves each bot k "
+    "seats on, so that over several games every bot sits everywhere).",
+)
 @time_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON record per game.")
 @click.option("--quiet", is_flag=True, help="Print only the final table (and faults).")
@@ -141,13 +147,18 @@ def play(
     seed: int,
     count: int,
     options: tuple[str, ...],
+    fixed_seats: bool,
     decision_time: float,
     time_bank: float,
     startup_time: float,
     as_json: bool,
     quiet: bool,
 ) -> None:
-    """Play GAME between BOTS (seats in the order given) and print an account of each game.
+    """Play GAME between BOTS and print an account of each game, and with --games N a summary
+    per bot (wins, mean place, mean score, faults).
+
+    The first game seats the bots in the order given; game k moves each of them k seats on
+    (--fixed-seats keeps the order).
 
     A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, a
     bundled bot (bundled:random, bundled:heuristic, bundled:js-random: found wherever arena is
@@ -157,7 +168,7 @@ def play(
     \b
     Examples:
       arena play take5 --seats 4 --seed 7
-      arena play take5 bots/heuristic bots/random builtin:random --games 3
+      arena play take5 bots/heuristic bots/random builtin:random --games 6
       arena play ten bundled:heuristic bundled:random
       arena play take5 human bots/heuristic
     """
@@ -189,9 +200,13 @@ def play(
     if any(bot.kind is BotKind.PROCESS for bot in specs):
         click.echo(isolation_line(limits.sandbox.method), err=True)
         sandbox = isolation_summary(limits.sandbox.method)
+    tally = Tally([shown(bot.name) for bot in specs], [shown(text) for text in bots])
     with BotPool(limits, human=HumanAgent) as pool:
         for k in range(count):
-            record = run_match(MatchSpec(f"play-{k}", game, seed + k, specs, chosen), pool)
+            order = seating(len(specs), 0 if fixed_seats else k)
+            seated = tuple(specs[i] for i in order)
+            record = run_match(MatchSpec(f"play-{k}", game, seed + k, seated, chosen), pool)
+            tally.add(order, record)
             if as_json:
                 out = record.to_json()
                 if sandbox is not None:
@@ -209,6 +224,65 @@ def play(
             click.echo(record_table(record))
             if k + 1 < count:
                 click.echo()
+    if count > 1 and not as_json:
+        click.echo()
+        click.echo(tally.table())
+
+
+def seating(bots: int, shift: int) -> list[int]:
+    """Which bot sits in each seat when each moves ``shift`` seats on: seat s holds bot
+    ``(s - shift) mod bots``."""
+    return [(seat - shift) % bots for seat in range(bots)]
+
+
+class Tally:
+    """Per bot of the command line (a bot given twice is two entries): games, wins, places,
+    scores and faults over a ``play --games N`` run."""
+
+    def __init__(self, names: Sequence[str], given: Sequence[str]) -> None:
+        """``names`` from the bots' hellos or manifests, ``given`` as typed; two bots of one
+        name are told apart by what was typed, and one bot given twice by its position."""
+        labels = [
+            f"{name} ({text})" if given.count(text) < names.count(name) else name
+            for name, text in zip(names, given, strict=True)
+        ]
+        self.names = [
+            f"{label} #{i + 1}" if labels.count(label) > 1 else label
+            for i, label in enumerate(labels)
+        ]
+        self.games = 0
+        self.wins = [0] * len(names)
+        self.places = [0] * len(names)
+        self.scores = [0.0] * len(names)
+        self.faults = [0] * len(names)
+
+    def add(self, order: Sequence[int], record: MatchRecord) -> None:
+        self.games += 1
+        scores = record.result["scores"]
+        assert isinstance(scores, list)
+        faulted = {fault.seat for fault in record.faults}
+        for seat, bot in enumerate(order):
+            place = record.ranks[seat]
+            self.wins[bot] += place == 1
+            self.places[bot] += place
+            score = scores[seat]
+            self.scores[bot] += float(score) if isinstance(score, int | float) else 0.0
+            self.faults[bot] += seat in faulted
+
+    def table(self) -> str:
+        """Best mean place first; a win is a first place, shared or not."""
+        width = max(len(n) for n in self.names)
+        lines = [
+            f"== summary of {self.games} games (seats rotated unless --fixed-seats)",
+            f"{'bot':<{width}}  {'wins':>5}  {'mean place':>10}  {'mean score':>10}  faults",
+        ]
+        n = self.games
+        for bot in sorted(range(len(self.names)), key=lambda b: (self.places[b], b)):
+            lines.append(
+                f"{self.names[bot]:<{width}}  {self.wins[bot]:>5}  {self.places[bot] / n:>10.2f}"
+                f"  {self.scores[bot] / n:>10.2f}  {self.faults[bot]:>6}"
+            )
+        return "\n".join(lines)
 
 
 def play_random(
