@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from arena import resources
-from arena.cli.common import SEED, load_bots, run_limits, time_options
+from arena.cli.common import SEED, league_path, load_bots, run_limits, time_options
 from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.human import HumanAgent
 from arena.league.config import ConfigError, load_config
@@ -356,16 +356,17 @@ def human(
 )
 @click.option(
     "--league",
-    "league_dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    "league_name",
+    metavar="L",
+    default=None,
     help="Check with this league's games, table sizes, options and time limits "
-    "(the --*-time options are then ignored).",
+    "(the --*-time options are then ignored; a bare name means results/NAME).",
 )
 @time_options
 def check(
     bot: str,
     matches: int,
-    league_dir: Path | None,
+    league_name: str | None,
     decision_time: float,
     time_bank: float,
     startup_time: float,
@@ -378,6 +379,7 @@ def check(
     (spec,) = load_bots([bot])
     if spec.kind is BotKind.HUMAN:
         raise click.BadParameter("a person is not checked: name a bot", param_hint="BOT")
+    league_dir = None if league_name is None else league_path(league_name)
     if league_dir is None:
         limits = run_limits(decision_time, time_bank, startup_time)
         games = None
