@@ -100,6 +100,15 @@ def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
     return text
 
 
+def alike(faults: Sequence[SeatFault]) -> list[list[SeatFault]]:
+    """The faults grouped by kind and message, in order of first appearance: a bot that times
+    out in every seat is told once, with where else it happened."""
+    groups: dict[tuple[str, str], list[SeatFault]] = {}
+    for fault in faults:
+        groups.setdefault((fault.kind.value, fault.message), []).append(fault)
+    return list(groups.values())
+
+
 @click.command()
 @click.argument("game")
 @click.argument("bots", nargs=-1)
@@ -433,9 +442,13 @@ def check(
         usage = checked.usage()
         if usage is not None:
             click.echo(f"     {usage.describe()}")
-        for fault in faults:
-            click.echo("  " + describe_fault(fault, spec.name).replace("\n", "\n  "))
-            click.echo(f"    hint: {HINTS[fault.kind]}")
+        for same in alike(faults):
+            click.echo("  " + describe_fault(same[0], spec.name).replace("\n", "\n  "))
+            if len(same) > 1:
+                where = ", ".join(f"seat {f.seat} step {f.step}" for f in same[1:6])
+                more = f" and {len(same) - 6} more" if len(same) > 6 else ""
+                click.echo(f"    the same {len(same) - 1} more time(s): {where}{more}")
+            click.echo(f"    hint: {HINTS[same[0].kind]}")
     if not report.passed:
         raise click.exceptions.Exit(1)
     click.echo("PASS")

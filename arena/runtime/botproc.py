@@ -492,6 +492,8 @@ class BotConnection:
         self._last_id = 0
         self._legal: Sequence[Any] = ()
         self._sent_at = 0.0
+        self._time: object = None
+        """The `time` object of the pending request (named in a timeout)."""
         self._broken: Fault | None = None
         self._bye_said = False
 
@@ -579,6 +581,7 @@ class BotConnection:
         self._last_id += 1
         message["id"] = self._last_id
         self._legal = legal
+        self._time = message.get("time")
         self.deadline = deadline
         self.ignored = 0
         self._sent_at = time.monotonic()
@@ -636,17 +639,34 @@ class BotConnection:
         answer = self.poll()
         if answer is not None:  # it arrived just in time after all
             return answer if isinstance(answer, Fault) else self._late(answer)
+        allowed = self.time_allowed()
         if self.transport.buffer.pending_bytes:
             return self.fault(
                 FaultKind.TIMEOUT,
-                "no complete answer in time (a line was started but not ended with a newline)",
+                f"no complete answer in {allowed} (a line was started but not ended with a "
+                "newline)",
             )
         if self.ignored:
             return self.fault(
                 FaultKind.TIMEOUT,
-                f"no answer in time ({self.ignored} line(s) without this request's id ignored)",
+                f"no answer in {allowed} ({self.ignored} line(s) without this request's id "
+                "ignored)",
             )
-        return self.fault(FaultKind.TIMEOUT, "no answer in time")
+        return self.fault(FaultKind.TIMEOUT, f"no answer in {allowed}")
+
+    def time_allowed(self) -> str:
+        """What the bot had for the request that timed out: the decision time and the bank
+        left as the message told it, and the wait in all (``"0.050 s (decision 50 ms + bank
+        left 0 ms: the bank had run out)"``)."""
+        waited = f"{max(0.0, self.deadline - self._sent_at):.3f} s"
+        told = self._time
+        if not isinstance(told, dict):
+            return waited
+        decision, bank = told.get("decision_ms"), told.get("bank_ms")
+        if not isinstance(decision, int) or not isinstance(bank, int):
+            return waited
+        spent = ": the bank had run out" if bank == 0 else ""
+        return f"{waited} (decision {decision} ms + bank left {bank} ms{spent})"
 
     def _late(self, answer: Answer) -> Fault:
         return self.fault(FaultKind.TIMEOUT, f"the answer came after {answer.seconds:.3f} s")
