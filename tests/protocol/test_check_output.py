@@ -15,14 +15,15 @@ BOTS = Path(__file__).resolve().parents[1] / "bots"
 
 
 def test_a_slow_bot_is_told_once_per_game_with_its_time() -> None:
-    # slow.py answers 0.15 s late every time; with no bank its first act times out in each of the three matches
+    # slow.py answers 0.15 s late every time: with no bank, its first act in each of the
+    # three matches (one per seat) times out
     result = CliRunner().invoke(
         main,
         [
             "check",
             str(BOTS / "slow.py"),
             "--matches",
-            "1",
+            "3",
             "--decision-time",
             "0.05",
             "--time-bank",
