@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -17,8 +19,8 @@ from arena.league.config import ConfigError, load_config
 from arena.league.conformance import HINTS, changed_options, check_bot
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
-from arena.runtime.botproc import Fault
-from arena.runtime.manifest import BotKind, load_bot
+from arena.runtime.botproc import Fault, StderrSink
+from arena.runtime.manifest import BotKind, BotSpec, load_bot
 from arena.runtime.pool import BotPool
 from arena.runtime.sandbox import isolation_line, isolation_summary
 from arena.terminal import failure, shown, shown_lines
@@ -146,6 +148,19 @@ def alike(faults: Sequence[SeatFault]) -> list[list[SeatFault]]:
     help="Keep the bots in the seats given in every game (default: game k moves each bot k "
     "seats on, so that over several games every bot sits everywhere).",
 )
+@click.option(
+    "--show-stderr",
+    is_flag=True,
+    help="Show what the bots write to stderr as they write it, each line after its bot's name.",
+)
+@click.option(
+    "--logs",
+    "logs_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep each bot process's stderr whole in a file here, NAME.SLOT.stderr (without it "
+    "only the end of a faulted bot's stderr is shown).",
+)
 @time_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON record per game.")
 @click.option("--quiet", is_flag=True, help="Print only the final table (and faults).")
@@ -157,6 +172,8 @@ def play(
     count: int,
     options: tuple[str, ...],
     fixed_seats: bool,
+    show_stderr: bool,
+    logs_dir: Path | None,
     decision_time: float,
     time_bank: float,
     startup_time: float,
@@ -210,7 +227,10 @@ def play(
         click.echo(isolation_line(limits.sandbox.method), err=True)
         sandbox = isolation_summary(limits.sandbox.method)
     tally = Tally([shown(bot.name) for bot in specs], [shown(text) for text in bots])
-    with BotPool(limits, human=HumanAgent) as pool:
+    wanted = sandbox is not None and (show_stderr or logs_dir is not None)
+    logs = StderrLogs(logs_dir, show_stderr) if wanted else None
+    sinks = logs.sink if logs is not None else None
+    with BotPool(limits, human=HumanAgent, stderr_sink=sinks) as pool:
         for k in range(count):
             order = seating(len(specs), 0 if fixed_seats else k)
             seated = tuple(specs[i] for i in order)
@@ -236,6 +256,65 @@ def play(
     if count > 1 and not as_json:
         click.echo()
         click.echo(tally.table())
+    if logs is not None:
+        logs.close()
+        if logs.folder is not None:
+            click.echo(f"stderr of each bot process: {logs.folder}", err=True)
+
+
+class StderrLogs:
+    """With a ``folder``, each bot process's stderr in a file of its own (``NAME.SLOT.stderr``,
+    at most :data:`MAX_LOG` bytes); with ``live``, each line on the terminal after the bot's
+    name, escaped like all bot text."""
+
+    MAX_LOG = 16 * 1024 * 1024
+    MAX_LIVE = 400
+    """Bytes of a line shown live (the log file has it whole)."""
+
+    def __init__(self, folder: Path | None, live: bool) -> None:
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.live = live
+        self._lock = threading.Lock()
+        self._files: list[BinaryIO] = []
+
+    def sink(self, bot: BotSpec, slot: int) -> StderrSink:
+        label = shown(bot.name) + (f"#{slot + 1}" if slot else "")
+        file = None
+        if self.folder is not None:
+            file = (self.folder / f"{safe_file_name(bot.name)}.{slot}.stderr").open("ab")
+            self._files.append(file)
+        written = 0
+        partial = b""
+
+        def take(chunk: bytes) -> None:
+            nonlocal written, partial
+            if file is not None and written < self.MAX_LOG:
+                kept = chunk[: self.MAX_LOG - written]
+                file.write(kept)
+                file.flush()
+                written += len(kept)
+            if self.live:
+                partial += chunk
+                *lines, partial = partial.split(b"\n")
+                partial = partial[-4096:]
+                with self._lock:
+                    for line in lines:
+                        text = shown(line[: self.MAX_LIVE].decode("utf-8", "replace"))
+                        cut = " [cut]" if len(line) > self.MAX_LIVE else ""
+                        click.echo(f"[{label}] {text}{cut}", err=True)
+
+        return take
+
+    def close(self) -> None:
+        for file in self._files:
+            file.close()
+
+
+def safe_file_name(name: str) -> str:
+    """A bot name as a file name: bot names are checked, but a hello name is the bot's."""
+    return "".join(c if c.isalnum() or c in "-_+." else "_" for c in name)[:64].lstrip(".") or "bot"
 
 
 def seating(bots: int, shift: int) -> list[int]:

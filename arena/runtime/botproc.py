@@ -25,7 +25,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -203,12 +203,19 @@ def _nonblocking(fd: int) -> None:
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
 
 
-class StderrTail:
-    """Drains a stream on a daemon thread, keeping only its last ``limit`` bytes."""
+StderrSink = Callable[[bytes], None]
+"""Takes each chunk of a bot's stderr as it comes (on the draining thread): the CLI's live view
+and log files. It must not block for long; an exception in it stops only the copying."""
 
-    def __init__(self, fd: int, limit: int) -> None:
+
+class StderrTail:
+    """Drains a stream on a daemon thread, keeping only its last ``limit`` bytes, and hands each
+    chunk to ``sink`` if one is given."""
+
+    def __init__(self, fd: int, limit: int, sink: StderrSink | None = None) -> None:
         self._fd = fd
         self._limit = limit
+        self._sink = sink
         self._data = bytearray()
         self._lock = threading.Lock()
         self.total = 0
@@ -228,6 +235,11 @@ class StderrTail:
                 self._data += chunk
                 if len(self._data) > 2 * self._limit:
                     del self._data[: len(self._data) - self._limit]
+            if self._sink is not None:
+                try:
+                    self._sink(chunk)
+                except Exception:  # a broken log must not stop the draining
+                    self._sink = None
 
     def text(self) -> str:
         with self._lock:
@@ -263,7 +275,13 @@ class ProcessTransport:
     everything it started with one ``killpg``. Raises :class:`OSError` if it cannot start.
     """
 
-    def __init__(self, confined: Confined, max_line: int, stderr_limit: int) -> None:
+    def __init__(
+        self,
+        confined: Confined,
+        max_line: int,
+        stderr_limit: int,
+        stderr_sink: StderrSink | None = None,
+    ) -> None:
         try:
             self.proc = subprocess.Popen(
                 confined.argv,
@@ -291,7 +309,7 @@ class ProcessTransport:
         self._eof = False
         self._closed = False
         self._next_check = 0.0
-        self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit)
+        self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit, stderr_sink)
         self.usage = Tracker(self.pid, getattr(confined, "uid", None))
         """CPU and memory of every process of the bot (see :mod:`arena.runtime.usage`)."""
 

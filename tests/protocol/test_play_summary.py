@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -82,3 +83,42 @@ def test_the_summary_adds_up_the_games() -> None:
 def test_one_game_prints_no_summary() -> None:
     code, out = run("play", "take5", "builtin:first", "builtin:random", "--quiet")
     assert code == 0 and "summary" not in out, out
+
+
+def test_show_stderr_prints_each_line_after_the_bot_and_keeps_a_log(tmp_path: Path) -> None:
+    bots = Path(__file__).resolve().parents[1] / "bots"
+    logs = tmp_path / "logs"
+    code, out = run(
+        "play",
+        "take5",
+        "builtin:first",
+        str(bots / "crash.py"),
+        "--quiet",
+        "--show-stderr",
+        "--logs",
+        str(logs),
+        "--decision-time",
+        "0.5",
+    )
+    assert code == 0, out
+    assert "[crash] RuntimeError: boom: the test bot crashes here" in out
+    assert f"stderr of each bot process: {logs}" in out
+    assert "boom: the test bot crashes here" in (logs / "crash.0.stderr").read_text()
+
+
+def test_without_show_stderr_the_log_is_kept_quietly(tmp_path: Path) -> None:
+    bots = Path(__file__).resolve().parents[1] / "bots"
+    code, out = run(
+        "play",
+        "take5",
+        "builtin:first",
+        str(bots / "crash.py"),
+        "--quiet",
+        "--logs",
+        str(tmp_path),
+        "--decision-time",
+        "0.5",
+    )
+    assert code == 0, out
+    assert "[crash]" not in out
+    assert "boom" in (tmp_path / "crash.0.stderr").read_text()
