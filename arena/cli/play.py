@@ -491,6 +491,12 @@ def check(
     click.echo(
         f"ok   hello: name {shown(repr(name))}, version {shown(repr(version))}, started in {seconds * 1000:.0f} ms"
     )
+    if spec.kind is BotKind.PROCESS and name != spec.name:
+        where = "bot.toml" if spec.games is not None else "its file name"
+        click.echo(
+            f"note its hello says name {shown(repr(name))} but {where} says "
+            f"{shown(repr(spec.name))}: leagues, tables and pages use {where}'s"
+        )
     for game in report.unknown_games:
         click.echo(
             f"note {shown(spec.name)} claims {shown(repr(game))}, which this arena does not know "
