@@ -6,11 +6,12 @@ a comment each. Unknown keys are errors (a typo must not silently fall back to a
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,9 +67,18 @@ class Schedule:
     """Matches sent to a worker at once."""
 
 
+class Resubmit(enum.StrEnum):
+    """Where a new version of a bot starts its rating (``entrants.resubmit``)."""
+
+    NEW = "new"
+    """From the default rating, like any new entrant."""
+    CARRY = "carry"
+    """From its previous version's rating, the first time it is rated in a game."""
+
+
 @dataclass(frozen=True)
 class Entrants:
-    resubmit: str = "new"
+    resubmit: Resubmit = Resubmit.NEW
     """A new version of a bot starts a ``new`` rating, or ``carry``-es the old one over."""
     suspend_min_matches: int = 10
     """Matches a bot plays before it can be suspended for faults."""
@@ -208,6 +218,7 @@ def _section(data: Mapping[str, Any], cls: Any, where: str) -> Any:
             ok = _number(value) and value >= 0
             value = float(value) if ok else value
         else:
+            default = default.value if isinstance(default, enum.Enum) else default
             ok = isinstance(value, type(default))
         if not ok:
             kind = {bool: "true or false", int: "whole number", float: "number", str: "string"}
@@ -277,8 +288,9 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
     if schedule.rounds_per_batch < 1 or schedule.chunk < 1:
         raise ConfigError("schedule.rounds_per_batch and schedule.chunk must be at least 1")
     entrants = _section(_table(data, "entrants"), Entrants, "entrants")
-    if entrants.resubmit not in ("new", "carry"):
+    if entrants.resubmit not in tuple(Resubmit):
         raise ConfigError(f"entrants.resubmit: new or carry, not {entrants.resubmit!r}")
+    entrants = replace(entrants, resubmit=Resubmit(entrants.resubmit))
     rating = _section(_table(data, "rating"), Rating, "rating")
     if rating.sigma <= 0 or rating.beta <= 0 or not 0 <= rating.draw_probability < 1:
         raise ConfigError("rating: sigma and beta must be positive, draw_probability in [0, 1)")
