@@ -25,12 +25,13 @@ GAMES: dict[str, GameSpec] = {
 }
 
 
-def get_game(name: str) -> GameSpec:
-    """The game called ``name``; raises :class:`GameError` naming the known games."""
-    try:
-        return GAMES[name]
-    except KeyError:
-        raise GameError(f"unknown game {name!r} (games: {', '.join(sorted(GAMES))})") from None
+def get_game(name: object) -> GameSpec:
+    """The game called ``name`` (outside input: any object); raises :class:`GameError` naming the
+    known games."""
+    spec = GAMES.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise GameError(f"unknown game {name!r} (games: {', '.join(sorted(GAMES))})")
+    return spec
 
 
 __all__ = [
