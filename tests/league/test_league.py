@@ -116,7 +116,9 @@ def test_kill_9_many_times_loses_and_doubles_nothing(tmp_path: Path) -> None:
     kill_and_resume(tmp_path, kills=6, seed=2, budget=600)
 
 
-def test_a_league_of_faulty_bots_finishes_with_every_fault_recorded(tmp_path: Path) -> None:
+def test_a_league_of_faulty_bots_finishes_with_every_fault_recorded(
+    tmp_path: Path, process_bots: None
+) -> None:
     src = tmp_path / "src"
     bots = [
         "builtin:random",
