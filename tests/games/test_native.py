@@ -107,7 +107,8 @@ def test_setup_compiles_the_one_list_of_native_modules(monkeypatch: pytest.Monke
 
 def test_importing_the_package_changes_no_import_machinery_but_by_its_one_call() -> None:
     """arena/native.py changes nothing when imported; arena/__init__.py calls load_rules, which
-    in the pure build puts one finder first, answering for the rules modules only."""
+    in the pure build puts one finder first, answering for the rules modules only, and in the
+    compiled build adds none."""
     code = (
         "import importlib.util, json, sys; "
         "before = list(sys.meta_path); "
@@ -115,21 +116,28 @@ def test_importing_the_package_changes_no_import_machinery_but_by_its_one_call()
         "lone = importlib.util.module_from_spec(spec); spec.loader.exec_module(lone); "
         "alone = list(sys.meta_path) == before; "
         "import arena; "
-        "added = [type(f).__name__ for f in sys.meta_path if f not in before]; "
-        "finder = sys.meta_path[0]; "
-        "print(json.dumps([alone, added, finder.find_spec('arena.match', None) is None, "
-        "finder.find_spec('json', None) is None]))"
+        "added = [f for f in sys.meta_path if f not in before]; "
+        "names = ['arena.games.take5', 'arena.players', 'arena.match', 'arena.games', 'json']; "
+        "print(json.dumps([alone, [[type(f).__name__, [n for n in names "
+        "if f.find_spec(n, None) is not None]] for f in added]]))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=environment(ARENA_PURE_PYTHON="1"),
-        timeout=60,
-        check=True,
-    )
-    assert json.loads(done.stdout) == [True, ["SourcesFirst"], True, True]
+    compiled = native.why_pure(environ=environment()) is None
+    for extra in ({"ARENA_PURE_PYTHON": "1"}, {}):
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=environment(**extra),
+            timeout=60,
+            check=True,
+        )
+        alone, added = json.loads(done.stdout)
+        assert alone
+        if compiled and not extra:
+            assert added == []
+        else:
+            assert added == [["SourcesFirst", ["arena.games.take5", "arena.players"]]]
 
 
 def test_the_players_module_imported_first_comes_from_the_same_build() -> None:
