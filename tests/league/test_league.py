@@ -182,7 +182,7 @@ def test_bad_names_are_refused(tmp_path: Path) -> None:
         assert lg.entrants() == []
 
 
-def test_broken_bots_fail_the_check_and_are_not_entered(tmp_path: Path) -> None:
+def test_broken_bots_fail_the_check_and_are_not_entered(tmp_path: Path, process_bots: None) -> None:
     folder = small_league(tmp_path / "l", [])
     src = tmp_path / "src"
     with League.open(folder) as lg:
