@@ -20,7 +20,7 @@ from typing import Any
 from arena.games import JSON, Action, get_game
 from arena.games.base import competition_ranks
 from arena.replay import Replay
-from arena.runtime.botproc import Answer, Connection, Fault, FaultKind, collect
+from arena.runtime.botproc import Answer, Connection, Fault, FaultKind, RunLimits, collect
 from arena.runtime.manifest import BotSpec
 from arena.runtime.pool import BotPool
 from arena.runtime.usage import Tracker, Usage, tracker_of
@@ -147,162 +147,238 @@ def time_left(limit: float) -> int:
     return max(0, int(limit * 1000))
 
 
+def slot_of(bots: Sequence[BotSpec], number: int) -> int:
+    """Which of its bot's processes seat ``number`` gets: the count of earlier seats of that bot."""
+    return sum(1 for bot in bots[:number] if bot.source == bots[number].source)
+
+
+class Seat:
+    """One seat of a match in play: its bot's connection and what the match counts for it.
+
+    The time bank (decision time beyond the per-decision limit is taken from it), the debug budget
+    (characters of notes still kept), the events sent so far, the answer times, and the CPU and
+    memory of its bot's processes. ``conn`` is None if the bot did not start, and from its fault on
+    (its decisions then fall back to the first legal action).
+    """
+
+    def __init__(self, number: int, bot: BotSpec, slot: int, limits: RunLimits) -> None:
+        self.number = number
+        self.bot = bot
+        self.slot = slot
+        """Which of the pool's processes of ``bot`` (a bot seated twice runs twice)."""
+        self.conn: Connection | None = None
+        self.said = ""
+        """The name its bot gave in ``hello``."""
+        self.version = ""
+        self.tracker: Tracker | None = None
+        """What its bot's processes use, while the match counts it."""
+        self.usage: Usage | None = None
+        self.cursor = 0
+        """How much of the game's log this seat has been sent."""
+        self.bank = limits.time.bank
+        self.debug_left = limits.debug_total
+        self.times: list[float] = []
+
+    def over_budget(self) -> bool:
+        """Whether its bot was killed for its CPU or memory budget and not yet faulted for it."""
+        return self.tracker is not None and self.tracker.breach is not None
+
+    def answered(self, answer: Answer, decision: float) -> str | None:
+        """Count an answer's time (beyond ``decision`` seconds it is taken from the bank), and
+        return the part of its debug note that the budget keeps (None: nothing kept)."""
+        self.times.append(answer.seconds)
+        self.bank -= max(0.0, answer.seconds - decision)
+        if not answer.debug or self.debug_left <= 0:
+            return None
+        note = answer.debug[: self.debug_left]
+        self.debug_left -= len(note)
+        return note
+
+    def to_json(self) -> dict[str, JSON]:
+        """The seat as the record shows it."""
+        version = self.version or self.bot.version
+        return {
+            "bot": self.bot.source,
+            "name": self.bot.name,
+            "said": self.said,
+            "version": version,
+        }
+
+    def decisions(self) -> dict[str, JSON]:
+        """How many decisions it answered, and how long they took."""
+        times = self.times
+        return {
+            "count": len(times),
+            "total_s": round(sum(times), 6),
+            "max_s": round(max(times, default=0), 6),
+        }
+
+
+class Table:
+    """A match in play: the game, its seats, and what the record keeps as the match goes."""
+
+    def __init__(self, spec: MatchSpec, pool: BotPool) -> None:
+        self.spec = spec
+        self.pool = pool
+        self.limits = pool.limits.time
+        self.state = get_game(spec.game).new(spec.seed, len(spec.bots), spec.options)
+        self.seats = [
+            Seat(number, bot, slot_of(spec.bots, number), pool.limits)
+            for number, bot in enumerate(spec.bots)
+        ]
+        self.actions: list[tuple[int, Action]] = []
+        self.fallback: list[int] = []
+        self.debug: list[tuple[int, int, str]] = []
+        self.faults: list[SeatFault] = []
+
+    def fault(self, seat: Seat, problem: Fault) -> None:
+        """Record the seat's fault, and stop its bot (the pool starts a fresh one next match)."""
+        if seat.tracker is not None:  # its usage up to now; a bot killed for its budget says so
+            if seat.tracker.breach is not None:
+                problem = Fault(FaultKind.RESOURCES, seat.tracker.breach, problem.stderr_tail)
+            seat.usage = end_usage([seat.tracker])[0]
+            seat.tracker = None
+        self.faults.append(
+            SeatFault(
+                seat.number, len(self.actions), problem.kind, problem.message, problem.stderr_tail
+            )
+        )
+        if seat.conn is not None:
+            seat.conn = None
+            self.pool.discard(seat.bot, seat.slot)
+
+    def fault_over_budget(self) -> list[int]:
+        """Fault every seat whose bot was killed for its budget; their numbers."""
+        late = [seat for seat in self.seats if seat.over_budget()]
+        for seat in late:
+            self.fault(seat, Fault(FaultKind.RESOURCES, "", stderr_of(seat.conn)))
+        return [seat.number for seat in late]
+
+    def start(self) -> None:
+        """Get each seat's bot from the pool, count its usage from now, and send ``start``."""
+        for seat in self.seats:
+            got = self.pool.get(seat.bot, seat.slot)
+            if isinstance(got, Fault):
+                self.fault(seat, got)
+            else:
+                seat.conn, seat.said, seat.version = got, got.name, got.version
+        for seat in self.seats:
+            seat.tracker = tracker_of(seat.conn)
+        begin_usage([seat.tracker for seat in self.seats], self.pool.limits.budget)
+        for seat in self.seats:
+            start = {
+                "type": "start",
+                "match": self.spec.match_id,
+                "game": self.spec.game,
+                "seat": seat.number,
+                "seats": len(self.seats),
+                "players": [b.name for b in self.spec.bots],
+                "options": dict(self.state.options),
+                "time": {
+                    "decision_ms": time_left(self.limits.decision),
+                    "bank_ms": time_left(self.limits.bank),
+                },
+            }
+            if seat.conn is not None and (problem := seat.conn.notify(start)):
+                self.fault(seat, problem)
+
+    def ask(self, seat: Seat, conn: Connection, legal: list[Action]) -> None:
+        """Send the seat its ``act`` request: what it sees, its legal list, its new events."""
+        state = self.state
+        message: dict[str, Any] = {
+            "type": "act",
+            "id": 0,
+            "step": len(self.actions),
+            "observation": state.observation(seat.number),
+            "legal": legal,
+            "events": state.events_for(seat.number, seat.cursor),
+            "time": {
+                "decision_ms": time_left(self.limits.decision),
+                "bank_ms": time_left(seat.bank),
+            },
+        }
+        seat.cursor = len(state.log)
+        conn.ask(message, legal, time.monotonic() + self.limits.decision + seat.bank)
+
+    def decide(self) -> None:
+        """One decision: every seat to move is asked at once; answers apply in seat order."""
+        state = self.state
+        movers = state.to_move()
+        legal = {number: state.legal(number) for number in movers}
+        asking: list[tuple[Seat, Connection]] = []
+        for number in movers:
+            seat = self.seats[number]
+            if seat.conn is not None:
+                self.ask(seat, seat.conn, legal[number])
+                asking.append((seat, seat.conn))
+        replies = collect([conn for _, conn in asking])
+        answers = {seat.number: reply for (seat, _), reply in zip(asking, replies, strict=True)}
+        for number in self.fault_over_budget():  # its answer, if any, is not applied
+            answers.pop(number, None)
+        for number in movers:
+            answer = answers.get(number)
+            if isinstance(answer, Answer):
+                note = self.seats[number].answered(answer, self.limits.decision)
+                if note is not None:
+                    self.debug.append((len(self.actions), number, note))
+                action = legal[number][answer.index]
+            else:
+                if answer is not None:
+                    self.fault(self.seats[number], answer)
+                self.fallback.append(len(self.actions))
+                action = legal[number][0]
+            state.apply(number, action)
+            self.actions.append((number, action))
+
+    def finish(self, began: float) -> MatchRecord:
+        """Stop counting usage, send ``end`` with the result, and return the match's record."""
+        for seat, usage in zip(self.seats, end_usage([s.tracker for s in self.seats]), strict=True):
+            if seat.tracker is not None:
+                seat.usage = usage
+        self.fault_over_budget()  # killed after the last decision: still its fault
+        result = self.state.result()
+        faulted = {f.seat for f in self.faults}
+        ranks = demote_faulted(result.ranks, faulted)
+        for seat in self.seats:
+            if seat.conn is None:
+                continue
+            end = {
+                "type": "end",
+                "match": self.spec.match_id,
+                "result": result.to_json(),
+                "ranks": list(ranks),
+                "faulted": sorted(faulted),
+                "events": self.state.events_for(seat.number, seat.cursor),
+            }
+            if seat.conn.notify(end) is not None:
+                # Gone before bye: the match is decided, so this is no fault; restart it next time.
+                self.pool.discard(seat.bot, seat.slot)
+        return MatchRecord(
+            match_id=self.spec.match_id,
+            game=self.spec.game,
+            seed=self.spec.seed,
+            options=dict(self.state.options),
+            seats=tuple(seat.to_json() for seat in self.seats),
+            actions=tuple(self.actions),
+            fallback_steps=tuple(self.fallback),
+            debug=tuple(self.debug),
+            faults=tuple(self.faults),
+            result=result.to_json(),
+            ranks=ranks,
+            decisions=tuple(seat.decisions() for seat in self.seats),
+            seconds=round(time.monotonic() - began, 6),
+            usage=tuple(seat.usage for seat in self.seats),
+        )
+
+
 def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
     """Play one match to the end with the pool's bots and return its record. Never hangs."""
     began = time.monotonic()
-    game = get_game(spec.game)
-    n = len(spec.bots)
-    state = game.new(spec.seed, n, spec.options)
-    limits = pool.limits.time
-    slots = [
-        sum(1 for b in spec.bots[:seat] if b.source == bot.source)
-        for seat, bot in enumerate(spec.bots)
-    ]
-    conns: list[Connection | None] = []
-    faults: list[SeatFault] = []
-    said: list[str] = []
-    versions: list[str] = []
-
-    trackers: list[Tracker | None] = [None] * n
-    used: list[Usage | None] = [None] * n
-
-    def fault(seat: int, problem: Fault) -> None:
-        tracker = trackers[seat]
-        if tracker is not None:  # its usage up to now; a bot killed for its budget says so
-            if tracker.breach is not None:
-                problem = Fault(FaultKind.RESOURCES, tracker.breach, problem.stderr_tail)
-            used[seat] = end_usage([tracker])[0]
-            trackers[seat] = None
-        faults.append(
-            SeatFault(seat, len(actions), problem.kind, problem.message, problem.stderr_tail)
-        )
-        if conns[seat] is not None:
-            conns[seat] = None
-            pool.discard(spec.bots[seat], slots[seat])
-
-    actions: list[tuple[int, Action]] = []
-    for seat, bot in enumerate(spec.bots):
-        got = pool.get(bot, slots[seat])
-        conns.append(got if not isinstance(got, Fault) else None)
-        said.append(got.name if not isinstance(got, Fault) else "")
-        versions.append(got.version if not isinstance(got, Fault) else "")
-        if isinstance(got, Fault):
-            fault(seat, got)
-    trackers[:] = [tracker_of(conn) for conn in conns]
-    begin_usage(trackers, pool.limits.budget)
-
-    def over_budget() -> list[int]:
-        """Seats whose bot was killed for its budget and is not yet faulted for it."""
-        return [s for s, t in enumerate(trackers) if t is not None and t.breach is not None]
-
-    for seat, conn in enumerate(conns):
-        start = {
-            "type": "start",
-            "match": spec.match_id,
-            "game": spec.game,
-            "seat": seat,
-            "seats": n,
-            "players": [b.name for b in spec.bots],
-            "options": dict(state.options),
-            "time": {"decision_ms": time_left(limits.decision), "bank_ms": time_left(limits.bank)},
-        }
-        if conn is not None and (problem := conn.notify(start)):
-            fault(seat, problem)
-
-    cursors = [0] * n
-    bank = [limits.bank] * n
-    decision_ms = time_left(limits.decision)
-    fallback: list[int] = []
-    debug: list[tuple[int, int, str]] = []
-    debug_left = [pool.limits.debug_total] * n
-    times: list[list[float]] = [[] for _ in range(n)]
-    while not state.is_over():
-        movers = state.to_move()
-        legal = {seat: state.legal(seat) for seat in movers}
-        asking: list[tuple[int, Connection]] = []
-        for seat in movers:
-            conn = conns[seat]
-            if conn is None:
-                continue
-            message: dict[str, Any] = {
-                "type": "act",
-                "id": 0,
-                "step": len(actions),
-                "observation": state.observation(seat),
-                "legal": legal[seat],
-                "events": state.events_for(seat, cursors[seat]),
-                "time": {"decision_ms": decision_ms, "bank_ms": time_left(bank[seat])},
-            }
-            cursors[seat] = len(state.log)
-            conn.ask(message, legal[seat], time.monotonic() + limits.decision + bank[seat])
-            asking.append((seat, conn))
-        replies = collect([conn for _, conn in asking])
-        answers = {seat: reply for (seat, _), reply in zip(asking, replies, strict=True)}
-        for seat in over_budget():  # its answer, if any, is not applied
-            fault(seat, Fault(FaultKind.RESOURCES, "", stderr_of(conns[seat])))
-            answers.pop(seat, None)
-        for seat in movers:
-            answer = answers.get(seat)
-            if isinstance(answer, Answer):
-                times[seat].append(answer.seconds)
-                bank[seat] -= max(0.0, answer.seconds - limits.decision)
-                if answer.debug and debug_left[seat] > 0:
-                    note = answer.debug[: debug_left[seat]]
-                    debug_left[seat] -= len(note)
-                    debug.append((len(actions), seat, note))
-                action = legal[seat][answer.index]
-            else:
-                if answer is not None:
-                    fault(seat, answer)
-                fallback.append(len(actions))
-                action = legal[seat][0]
-            state.apply(seat, action)
-            actions.append((seat, action))
-
-    for seat, usage in enumerate(end_usage(trackers)):
-        if trackers[seat] is not None:
-            used[seat] = usage
-    for seat in over_budget():  # killed after the last decision: still its fault
-        fault(seat, Fault(FaultKind.RESOURCES, "", stderr_of(conns[seat])))
-    result = state.result()
-    faulted = {f.seat for f in faults}
-    ranks = demote_faulted(result.ranks, faulted)
-    for seat, conn in enumerate(conns):
-        if conn is None:
-            continue
-        end = {
-            "type": "end",
-            "match": spec.match_id,
-            "result": result.to_json(),
-            "ranks": list(ranks),
-            "faulted": sorted(faulted),
-            "events": state.events_for(seat, cursors[seat]),
-        }
-        if conn.notify(end) is not None:
-            # Gone before bye: the match is decided, so this is no fault; restart it next time.
-            pool.discard(spec.bots[seat], slots[seat])
-    return MatchRecord(
-        match_id=spec.match_id,
-        game=spec.game,
-        seed=spec.seed,
-        options=dict(state.options),
-        seats=tuple(
-            {"bot": b.source, "name": b.name, "said": said[s], "version": versions[s] or b.version}
-            for s, b in enumerate(spec.bots)
-        ),
-        actions=tuple(actions),
-        fallback_steps=tuple(fallback),
-        debug=tuple(debug),
-        faults=tuple(faults),
-        result=result.to_json(),
-        ranks=ranks,
-        decisions=tuple(
-            {"count": len(t), "total_s": round(sum(t), 6), "max_s": round(max(t, default=0), 6)}
-            for t in times
-        ),
-        seconds=round(time.monotonic() - began, 6),
-        usage=tuple(used),
-    )
+    table = Table(spec, pool)
+    table.start()
+    while not table.state.is_over():
+        table.decide()
+    return table.finish(began)
 
 
 def stderr_of(conn: Connection | None) -> str:

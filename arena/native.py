@@ -1,15 +1,21 @@
-"""Which rules modules run compiled (mypyc) and which as pure Python, decided once at import.
+"""Which rules modules run compiled (mypyc) and which as pure Python, decided once per process.
 
-``setup.py`` compiles :data:`NATIVE_MODULES` when it can and writes ``arena/_compiled.json`` with a
-digest of each source it compiled. The compiled modules are used only if every one of them is
-present and every source is unchanged since the build; otherwise (or with ``ARENA_PURE_PYTHON=1``
-in the environment) all of them are imported from their ``.py`` files, so an edited rule is never
-shadowed by an old binary, and compiled and pure modules are never mixed (a compiled class must
-not meet a pure copy of its base class). Both paths run the same source.
+``setup.py`` compiles :data:`NATIVE_MODULES` when it can (it reads the list from this file) and
+writes ``arena/_compiled.json`` with a digest of each source it compiled. The compiled modules are
+used only if every one of them is present and every source is unchanged since the build;
+otherwise (or with ``ARENA_PURE_PYTHON=1`` in the environment) all of them are imported from their
+``.py`` files, so an edited rule is never shadowed by an old binary, and compiled and pure modules
+are never mixed (a compiled class must not meet a pure copy of its base class). Both builds run
+the same source.
+
+Importing this module changes nothing. :func:`load_rules` acts on the decision, and is called
+from one place, ``arena/__init__.py``: that file runs before Python looks for any module of the
+package, and ``arena.players`` (not only ``arena.games``) must be found from the chosen build.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -30,18 +36,26 @@ NATIVE_MODULES: tuple[str, ...] = (
     "arena.games.phase10_groups",
     "arena.players",
 )
-"""The modules setup.py compiles (kept in step with its COMPILED list; a test checks)."""
+"""The modules mypyc compiles, the one list (setup.py reads it from this file's source)."""
 
-SHARED_LIBRARY = "arena._compiled__mypyc"
+GROUP = "arena._compiled"
+"""mypyc's group name: setup.py builds one shared library for all of :data:`NATIVE_MODULES`."""
+SHARED_LIBRARY = f"{GROUP}__mypyc"
 """mypyc's one library for the whole group; each compiled module is a small shim into it."""
 PACKAGE = Path(__file__).resolve().parent
 MANIFEST = PACKAGE / "_compiled.json"
+"""Written by setup.py after a build: each compiled module's name and the digest of its source."""
 PURE_ENV = "ARENA_PURE_PYTHON"
 
 
 def source_of(module: str, package: Path = PACKAGE) -> Path:
     """The .py file of ``arena.x.y`` under the ``arena`` folder ``package``."""
     return package.joinpath(*module.split(".")[1:]).with_suffix(".py")
+
+
+def digest(source: Path) -> str:
+    """What the manifest records of a compiled source (a source whose digest differs is stale)."""
+    return hashlib.sha256(source.read_bytes()).hexdigest()
 
 
 def _binary_exists(module: str, package: Path) -> bool:
@@ -68,13 +82,22 @@ def why_pure(package: Path = PACKAGE, environ: Mapping[str, str] = os.environ) -
         source = source_of(module, package)
         if module not in built or not _binary_exists(module, package):
             return f"{module} was not compiled"
-        if hashlib.sha256(source.read_bytes()).hexdigest() != built[module]:
+        if digest(source) != built[module]:
             return f"{source.name} changed since it was compiled (reinstall to recompile)"
     return None
 
 
-class _SourcesFirst(importlib.abc.MetaPathFinder):
-    """Imports the compiled-capable modules from their .py files, whatever binaries lie beside."""
+@functools.cache
+def chosen() -> str | None:
+    """This process's decision: None if the rules run compiled, else why they run pure."""
+    return why_pure()
+
+
+class SourcesFirst(importlib.abc.MetaPathFinder):
+    """Finds each of :data:`NATIVE_MODULES` at its .py file, whatever binary lies beside it.
+
+    It answers for those names only; every other import goes on to Python's own finders.
+    """
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -84,18 +107,27 @@ class _SourcesFirst(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source_of(fullname))
 
 
-WHY_PURE = why_pure()
-if WHY_PURE is not None and not any(isinstance(f, _SourcesFirst) for f in sys.meta_path):
-    sys.meta_path.insert(0, _SourcesFirst())
+def load_rules() -> None:
+    """Have the rules modules imported from the build :func:`chosen` for this process.
+
+    Compiled: nothing to do, since Python's own finder prefers a binary to the source beside it.
+    Pure: a :class:`SourcesFirst` goes first on ``sys.meta_path`` (once), so that a binary left by
+    a build is never picked. Must run before any of :data:`NATIVE_MODULES` is imported, which is
+    why ``arena/__init__.py`` calls it.
+    """
+    if chosen() is None or any(isinstance(finder, SourcesFirst) for finder in sys.meta_path):
+        return
+    sys.meta_path.insert(0, SourcesFirst())
 
 
 def native() -> bool:
     """Whether the rules modules run compiled."""
-    return WHY_PURE is None
+    return chosen() is None
 
 
 def describe() -> str:
     """One line for ``arena --version`` and the benchmarks."""
-    if WHY_PURE is None:
+    why = chosen()
+    if why is None:
         return "rules compiled with mypyc"
-    return f"rules in pure Python: {WHY_PURE}"
+    return f"rules in pure Python: {why}"

@@ -7,13 +7,13 @@ bots, the benchmarks, and the tests. Each player's randomness comes from its own
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from mypy_extensions import mypyc_attr
 
-from arena.games import JSON, Action, GameSpec, State
+from arena.games import Action, GameSpec, State
 from arena.replay import Replay
 
 
@@ -55,11 +55,15 @@ class LocalGame:
 
 def play_local(
     spec: GameSpec,
-    seed: int,
+    seed: object,
     players: Sequence[Player],
-    options: Mapping[str, JSON] | None = None,
+    options: object = None,
 ) -> LocalGame:
-    """Play one game to the end with in-process players; seat ``i`` is ``players[i]``."""
+    """Play one game to the end with in-process players; seat ``i`` is ``players[i]``.
+
+    ``seed`` and ``options`` are checked by :meth:`GameSpec.new` (a :class:`GameError` in either
+    build, never the compiled build's TypeError).
+    """
     state = spec.new(seed, len(players), options)
     actions: list[tuple[int, Action]] = []
     while not state.is_over():
@@ -67,5 +71,5 @@ def play_local(
             action = players[seat].choose(state, seat, state.legal(seat))
             state.apply(seat, action)
             actions.append((seat, action))
-    replay = Replay(spec.name, len(players), seed, dict(state.options), tuple(actions))
+    replay = Replay(spec.name, len(players), state.seed, dict(state.options), tuple(actions))
     return LocalGame(state, replay)

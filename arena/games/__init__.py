@@ -62,12 +62,17 @@ def unknown_game(name: str) -> str:
     return f"unknown game {name!r} ({hint}games: {', '.join(sorted(GAMES))})"
 
 
-def get_game(name: str) -> GameSpec:
-    """The game called ``name``; raises :class:`GameError` naming the known games."""
-    try:
-        return GAMES[name]
-    except KeyError:
-        raise GameError(unknown_game(name)) from None
+def get_game(name: object) -> GameSpec:
+    """The game called ``name`` (outside input: any object); raises :class:`GameError` naming the
+    known games, with a guess."""
+    spec = GAMES.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise GameError(
+            unknown_game(name)
+            if isinstance(name, str)
+            else f"unknown game {name!r} (games: {', '.join(sorted(GAMES))})"
+        )
+    return spec
 
 
 __all__ = [

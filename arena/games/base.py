@@ -51,7 +51,7 @@ class IllegalActionError(GameError, ValueError):
     The message names the action, the seat and the position (the game's own short description).
     """
 
-    def __init__(self, game: str, seat: int, action: JSON, position: str, reason: str) -> None:
+    def __init__(self, game: str, seat: object, action: JSON, position: str, reason: str) -> None:
         self.game = game
         self.seat = seat
         self.action = action
@@ -80,8 +80,12 @@ class OptionSpec:
     nullable: bool = False
     """Whether ``None`` (written ``none`` on the command line) is accepted, e.g. "no cap"."""
 
-    def validate(self, value: JSON) -> JSON:
-        """Return ``value`` checked (and converted from a command-line string where needed)."""
+    def validate(self, value: object) -> JSON:
+        """Return ``value`` checked (and converted from a command-line string where needed).
+
+        ``value`` is outside input (a league file, the command line): any object is refused with
+        an :class:`OptionError`, in the compiled build as in the pure one.
+        """
         if isinstance(value, str) and self.kind is not str:
             value = self._parse(value)
         if value is None:
@@ -242,8 +246,13 @@ class State(ABC):
         """What ``seat`` may know now, and nothing more."""
 
     @abstractmethod
-    def apply(self, seat: int, action: Action) -> None:
-        """Apply ``seat``'s action; raise :class:`IllegalActionError` if it is not legal."""
+    def apply(self, seat: object, action: Action) -> None:
+        """Apply ``seat``'s action; raise :class:`IllegalActionError` if it is not legal.
+
+        Both may come from outside (a replay, a bot), so both are checked, whatever their type:
+        a seat that is no ``int`` is "no such seat" (``seat: object``, so that the compiled build
+        refuses it with the same error as the pure one, not with a TypeError).
+        """
 
     @abstractmethod
     def is_over(self) -> bool:
@@ -322,7 +331,7 @@ class State(ABC):
 
     # -- helpers for subclasses -----------------------------------------------------------
 
-    def illegal(self, seat: int, action: JSON, reason: str) -> IllegalActionError:
+    def illegal(self, seat: object, action: JSON, reason: str) -> IllegalActionError:
         return IllegalActionError(self.game, seat, action, self.position(), reason)
 
     def clone(self) -> Self:
@@ -359,15 +368,23 @@ class GameSpec:
     rules_file: str
     """The rules as implemented, relative to the repository's ``seeds/`` folder."""
 
-    def option(self, name: str) -> OptionSpec:
+    def option(self, name: object) -> OptionSpec:
+        """The option called ``name``; raises :class:`OptionError` naming the known options."""
         for spec in self.options:
             if spec.name == name:
                 return spec
         known = ", ".join(o.name for o in self.options) or "none"
         raise OptionError(f"{self.name} has no option {name!r} (options: {known})")
 
-    def validate_options(self, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
-        """All options with defaults filled in, each checked; raises :class:`OptionError`."""
+    def validate_options(self, options: object = None) -> dict[str, JSON]:
+        """All options with defaults filled in, each checked; raises :class:`OptionError`.
+
+        ``options`` is outside input: anything but a mapping (or None) is an :class:`OptionError`.
+        """
+        if options is not None and not isinstance(options, Mapping):
+            raise OptionError(
+                f"{self.name} options are a table of option names and values, not {options!r}"
+            )
         given = dict(options or {})
         for name in given:
             self.option(name)
@@ -376,7 +393,8 @@ class GameSpec:
             for o in self.options
         }
 
-    def check_seats(self, seats: int) -> None:
+    def check_seats(self, seats: object) -> int:
+        """``seats`` if the game is played by that many; raises :class:`SeatCountError`."""
         if (
             isinstance(seats, bool)
             or not isinstance(seats, int)
@@ -385,10 +403,15 @@ class GameSpec:
             raise SeatCountError(
                 f"{self.name} is played by {self.min_seats} to {self.max_seats} seats, not {seats!r}"
             )
+        return seats
 
-    def new(self, seed: int, seats: int, options: Mapping[str, JSON] | None = None) -> State:
-        """A new game: seeded, with ``seats`` seats and the given options (defaults filled in)."""
-        self.check_seats(seats)
+    def new(self, seed: object, seats: object, options: object = None) -> State:
+        """A new game: seeded, with ``seats`` seats and the given options (defaults filled in).
+
+        Each argument may be outside input (a replay, a league file), so each is checked here and
+        refused with a :class:`GameError`, never a TypeError of the compiled build.
+        """
+        count = self.check_seats(seats)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise GameError(f"a seed is a non-negative whole number, not {seed!r}")
-        return self.state_class(seed, seats, self.validate_options(options))
+        return self.state_class(seed, count, self.validate_options(options))

@@ -465,7 +465,9 @@ class Phase10State(State):
 
     # -- applying -------------------------------------------------------------------------
 
-    def apply(self, seat: int, action: Action) -> None:
+    def apply(self, seat: object, action: Action) -> None:
+        if type(seat) is not int:
+            raise self.illegal(seat, action, "no such seat")
         if self.over:
             raise self.illegal(seat, action, "the game is over")
         if seat != self.turn:

@@ -244,15 +244,12 @@ class Take5State(State):
             return []
         return list(self.hands[seat])
 
-    def apply(self, seat: int, action: Action) -> None:
+    def apply(self, seat: object, action: Action) -> None:
+        if type(seat) is not int:
+            raise self.illegal(seat, action, "no such seat")
         if self.row_chooser is None and not self.over:
             chosen = self.chosen
-            if (
-                type(seat) is int
-                and 0 <= seat < self.seats
-                and chosen[seat] is None
-                and type(action) is int
-            ):
+            if 0 <= seat < self.seats and chosen[seat] is None and type(action) is int:
                 hand = self.hands[seat]
                 if action in hand:
                     hand.remove(action)
@@ -286,7 +283,7 @@ class Take5State(State):
             self._take_row(seat, action, card, "too_low")
             self._resolve()
             return
-        if type(seat) is not int or not 0 <= seat < self.seats:
+        if not 0 <= seat < self.seats:
             raise self.illegal(seat, action, "no such seat")
         if self.chosen[seat] is not None:
             raise self.illegal(seat, action, "this seat has already chosen its card")

@@ -594,7 +594,9 @@ class TenState(State):
             return self.pay_units(seat)
         return ["none", *({"buy": code} for code in self.buyable(seat))]
 
-    def apply(self, seat: int, action: Action) -> None:
+    def apply(self, seat: object, action: Action) -> None:
+        if type(seat) is not int:
+            raise self.illegal(seat, action, "no such seat")
         if self.over:
             raise self.illegal(seat, action, "the game is over")
         deciding = self.deciding_seat()

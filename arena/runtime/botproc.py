@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from arena import __version__
 from arena.runtime.sandbox import Confined, Limits
@@ -644,7 +644,7 @@ class BotConnection:
         checked = check_reply(reply, self._legal, self.limits.debug_chars, line, seconds)
         if isinstance(checked, Answer):
             return checked
-        return self.fault(*checked)
+        return self.fault(checked.kind, checked.message)
 
     def fileno(self) -> int | None:
         return self.transport.fileno()
@@ -755,7 +755,9 @@ class LocalConnection:
             reply = self.agent.act(message)
             took = time.monotonic() - started
             checked = check_reply(reply, legal, self.limits.debug_chars, None, took)
-            self._reply = checked if isinstance(checked, Answer) else Fault(*checked)
+            self._reply = (
+                checked if isinstance(checked, Answer) else Fault(checked.kind, checked.message)
+            )
         return self._reply
 
     def fileno(self) -> int | None:
@@ -808,14 +810,26 @@ def check_hello(answer: Mapping[str, Any]) -> dict[str, str] | str:
     return kept
 
 
+class Refusal(NamedTuple):
+    """Why a reply is no answer: the kind of fault and what to say (the connection makes it a
+    :class:`Fault`, with the bot's stderr)."""
+
+    kind: FaultKind
+    message: str
+
+
+CheckedReply: TypeAlias = Answer | Refusal
+"""What :func:`check_reply` makes of a reply: the answer it names, or why it is refused."""
+
+
 def check_reply(
     reply: Mapping[str, Any],
     legal: Sequence[Any],
     debug_chars: int,
     line: bytes | None,
     seconds: float,
-) -> Answer | tuple[FaultKind, str]:
-    """The answer a reply (whose id matched) names, or the kind of fault and a message.
+) -> CheckedReply:
+    """The answer a reply (whose id matched) names, or the :class:`Refusal` saying why not.
 
     ``line`` is the reply as received, for messages (None: the reply re-encoded). Only what the
     arena keeps is read: ``index``, ``action`` (re-encoded to compare, so bounded first) and
@@ -826,13 +840,13 @@ def check_reply(
         return describe(reply) if line is None else excerpt(line)
 
     if "index" in reply and "action" in reply:
-        return FaultKind.BAD_REPLY, f"give either 'index' or 'action', not both: {shown()}"
+        return Refusal(FaultKind.BAD_REPLY, f"give either 'index' or 'action', not both: {shown()}")
     if "index" in reply:
         index = reply["index"]
         if type(index) is not int:
-            return FaultKind.BAD_REPLY, f"index must be an integer: {shown()}"
+            return Refusal(FaultKind.BAD_REPLY, f"index must be an integer: {shown()}")
         if not 0 <= index < len(legal):
-            return (
+            return Refusal(
                 FaultKind.ILLEGAL_ACTION,
                 f"index {index} is outside legal, which has {len(legal)} actions",
             )
@@ -840,16 +854,18 @@ def check_reply(
         try:
             wanted = bot_canonical(reply["action"])
         except WireError as exc:
-            return FaultKind.BAD_REPLY, f"the action is {exc}: {shown()}"
+            return Refusal(FaultKind.BAD_REPLY, f"the action is {exc}: {shown()}")
         found = next((i for i, action in enumerate(legal) if canonical(action) == wanted), None)
         if found is None:
-            return (
+            return Refusal(
                 FaultKind.ILLEGAL_ACTION,
                 f"action {excerpt(wanted)} is not in legal {excerpt(canonical(list(legal)))}",
             )
         index = found
     else:
-        return FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {shown()}"
+        return Refusal(
+            FaultKind.BAD_REPLY, f"the reply has neither 'action' nor 'index': {shown()}"
+        )
     debug = reply.get("debug")
     if debug is None or isinstance(debug, str):
         note = debug
@@ -857,7 +873,7 @@ def check_reply(
         try:
             note = bot_canonical(debug).decode()
         except WireError as exc:
-            return FaultKind.BAD_REPLY, f"the debug note is {exc}: {shown()}"
+            return Refusal(FaultKind.BAD_REPLY, f"the debug note is {exc}: {shown()}")
     return Answer(index, seconds, None if note is None else bot_text(note, debug_chars))
 
 

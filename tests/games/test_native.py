@@ -7,19 +7,20 @@ that both play exactly the same games, events and results.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib
 import importlib.machinery
 import json
 import os
 import random
+import runpy
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+import setuptools
 
 from arena import native
 from arena.games import JSON, Action, Event, GameSpec, IllegalActionError, Result, State
@@ -93,16 +94,72 @@ def loaded_from(module: str) -> str:
     return file
 
 
-def test_setup_compiles_exactly_the_native_modules() -> None:
-    tree = ast.parse((ROOT / "setup.py").read_text())
-    compiled = next(
-        node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets)
+def test_setup_compiles_the_one_list_of_native_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """setup.py reads NATIVE_MODULES from arena/native.py: no second list to keep in step."""
+    monkeypatch.setattr(setuptools, "setup", lambda **kw: None)
+    monkeypatch.setenv(native.PURE_ENV, "1")  # no mypyc run: only the module's names are read
+    build = runpy.run_path(str(ROOT / "setup.py"), run_name="setup_under_test")
+    compiled = [p.removesuffix(".py").replace("/", ".") for p in build["COMPILED"]]
+    assert tuple(compiled) == native.NATIVE_MODULES
+    assert build["NATIVE"].GROUP == native.GROUP
+    assert "arena.games.take5" not in (ROOT / "setup.py").read_text()
+
+
+def test_importing_the_package_changes_no_import_machinery_but_by_its_one_call() -> None:
+    """arena/native.py changes nothing when imported; arena/__init__.py calls load_rules, which
+    in the pure build puts one finder first, answering for the rules modules only, and in the
+    compiled build adds none."""
+    code = (
+        "import importlib.util, json, sys; "
+        "before = list(sys.meta_path); "
+        "spec = importlib.util.spec_from_file_location('lone_native', 'arena/native.py'); "
+        "lone = importlib.util.module_from_spec(spec); spec.loader.exec_module(lone); "
+        "alone = list(sys.meta_path) == before; "
+        "import arena; "
+        "added = [f for f in sys.meta_path if f not in before]; "
+        "names = ['arena.games.take5', 'arena.players', 'arena.match', 'arena.games', 'json']; "
+        "print(json.dumps([alone, [[type(f).__name__, [n for n in names "
+        "if f.find_spec(n, None) is not None]] for f in added]]))"
     )
-    paths = ast.literal_eval(compiled)
-    assert tuple(p.removesuffix(".py").replace("/", ".") for p in paths) == native.NATIVE_MODULES
+    compiled = native.why_pure(environ=environment()) is None
+    for extra in ({"ARENA_PURE_PYTHON": "1"}, {}):
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=environment(**extra),
+            timeout=60,
+            check=True,
+        )
+        alone, added = json.loads(done.stdout)
+        assert alone
+        if compiled and not extra:
+            assert added == []
+        else:
+            assert added == [["SourcesFirst", ["arena.games.take5", "arena.players"]]]
+
+
+def test_the_players_module_imported_first_comes_from_the_same_build() -> None:
+    """``import arena.players`` before any game: found after arena/__init__.py chose the build."""
+    code = (
+        "import json, sys, arena.players; from arena import native; "
+        "print(json.dumps([sys.modules[m].__file__ for m in native.NATIVE_MODULES]))"
+    )
+    for extra in ({"ARENA_PURE_PYTHON": "1"}, {}):
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=environment(**extra),
+            timeout=60,
+            check=True,
+        )
+        suffixes = {Path(f).suffix for f in json.loads(done.stdout)}
+        assert len(suffixes) == 1, suffixes  # never some compiled and some pure
+        if extra:
+            assert suffixes == {".py"}
 
 
 def test_the_compiled_rules_run_when_they_were_built() -> None:
@@ -110,7 +167,7 @@ def test_the_compiled_rules_run_when_they_were_built() -> None:
         pytest.skip(f"{native.PURE_ENV} is set")
     if not native.MANIFEST.exists():
         pytest.skip("installed without compiling (no C compiler or mypyc at install time)")
-    assert native.native(), f"compiled rules not in use: {native.WHY_PURE}"
+    assert native.native(), f"compiled rules not in use: {native.chosen()}"
     for module in native.NATIVE_MODULES:
         assert loaded_from(module).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
@@ -177,7 +234,7 @@ def test_a_fresh_build_is_used_and_each_reason_not_to_is_named(tmp_path: Path) -
 def test_compiled_and_pure_rules_play_identical_games() -> None:
     """Every case, two seeds: same actions, events, final position and result in both builds."""
     if not native.native():
-        pytest.skip(f"the compiled rules are not in use here: {native.WHY_PURE}")
+        pytest.skip(f"the compiled rules are not in use here: {native.chosen()}")
     compiled = play_in(environment())
     pure = play_in(environment(ARENA_PURE_PYTHON="1"))
     assert len(compiled) == 2 * len(CASES)

@@ -207,7 +207,7 @@ def test_the_commands_print_one_line_and_exit_1(
 # -- a league that cannot go on ---------------------------------------------------------------
 
 
-def test_a_league_whose_entrants_are_all_suspended_says_so(here: Path) -> None:
+def test_a_league_whose_entrants_are_all_suspended_says_so(here: Path, process_bots: None) -> None:
     league = small_league(
         here / "league",
         [
@@ -224,6 +224,7 @@ def test_a_league_whose_entrants_are_all_suspended_says_so(here: Path) -> None:
     last = result.output.splitlines()[-1]
     assert last.startswith("stopped: too few active entrants to seat a table (0 active)"), last
     assert "mute1 suspended: faulted in" in last and "mute2 suspended" in last
+    assert last.count("(e.g. bad_hello: ") == 2, last  # their own fault, not the machine's
     status = CliRunner().invoke(main, ["league", "status", str(league)])
     assert "(finished)" not in status.output and "stopped: too few active" in status.output
 

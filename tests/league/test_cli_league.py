@@ -84,7 +84,9 @@ def test_a_bad_config_is_named(tmp_path: Path) -> None:
     assert code == 1 and "max_matchez" in out
 
 
-def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(tmp_path: Path) -> None:
+def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(
+    tmp_path: Path, process_bots: None
+) -> None:
     folder = small_league(
         tmp_path / "lg",
         [str(ROOT / "bots" / "random"), str(ROOT / "bots" / "heuristic")],
@@ -116,7 +118,9 @@ def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(tmp_path: Path) 
             child.communicate()
     assert child.returncode == 1
     assert "run again to resume" in err
-    time.sleep(0.5)
+    deadline = time.monotonic() + 15  # the bots' pools are closed by workers that are exiting
+    while bot_processes(folder) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert bot_processes(folder) == []
     code, out = run("league", "run", str(folder), "--quiet")
     assert code == 0, out

@@ -116,7 +116,9 @@ def test_kill_9_many_times_loses_and_doubles_nothing(tmp_path: Path) -> None:
     kill_and_resume(tmp_path, kills=6, seed=2, budget=600)
 
 
-def test_a_league_of_faulty_bots_finishes_with_every_fault_recorded(tmp_path: Path) -> None:
+def test_a_league_of_faulty_bots_finishes_with_every_fault_recorded(
+    tmp_path: Path, process_bots: None
+) -> None:
     src = tmp_path / "src"
     bots = [
         "builtin:random",
@@ -180,7 +182,7 @@ def test_bad_names_are_refused(tmp_path: Path) -> None:
         assert lg.entrants() == []
 
 
-def test_broken_bots_fail_the_check_and_are_not_entered(tmp_path: Path) -> None:
+def test_broken_bots_fail_the_check_and_are_not_entered(tmp_path: Path, process_bots: None) -> None:
     folder = small_league(tmp_path / "l", [])
     src = tmp_path / "src"
     with League.open(folder) as lg:

@@ -28,7 +28,7 @@ def test_play_without_bots_keeps_the_in_process_random_players() -> None:
     assert "== Take 5 (6 nimmt!), 4 seats, seed 7" in out and "random-3" in out
 
 
-def test_play_between_bots_shows_the_account_and_faults_plainly() -> None:
+def test_play_between_bots_shows_the_account_and_faults_plainly(process_bots: None) -> None:
     code, out = run(
         "play", "take5", "builtin:first", str(BOTS / "crash.py"), "builtin:random", *FAST
     )

@@ -23,7 +23,7 @@ from arena.runtime.botproc import BotConnection, Connection, Fault, FaultKind, R
 from arena.runtime.manifest import BotSpec, load_bot
 from arena.runtime.pool import BotPool
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600), pytest.mark.usefixtures("process_bots")]
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "tests" / "bots" / "fuzz.py"

@@ -25,7 +25,7 @@ from arena.runtime.pool import BotPool
 from arena.runtime.sandbox import Limits
 from tests.league.helpers import assert_audited, small_league
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("process_bots")]
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_BOTS = ROOT / "tests" / "bots"

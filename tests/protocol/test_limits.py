@@ -20,6 +20,7 @@ from arena.runtime.botproc import (
     Fault,
     FaultKind,
     LocalConnection,
+    Refusal,
     RunLimits,
     check_hello,
     check_reply,
@@ -126,8 +127,8 @@ LEGAL = [3, {"card": "R5"}, [1, [2]]]
 )
 def test_a_reply_beyond_the_limits_is_a_fault(reply: Mapping[str, Any], kind: FaultKind) -> None:
     checked = check_reply(reply, LEGAL, 1000, None, 0.0)
-    assert not isinstance(checked, Answer) and checked[0] is kind, checked
-    assert len(checked[1]) < 1000
+    assert isinstance(checked, Refusal) and checked.kind is kind, checked
+    assert len(checked.message) < 1000
 
 
 def test_debug_notes_are_kept_as_safe_text() -> None:

@@ -15,7 +15,7 @@ from arena.runtime.botproc import BotConnection, FaultKind, ProcessTransport, Ru
 from arena.runtime.manifest import BotSpec, load_bot
 from arena.runtime.pool import BotPool
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("process_bots")]
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_BOTS = ROOT / "tests" / "bots"
@@ -141,7 +141,7 @@ def test_a_stderr_flood_neither_blocks_nor_grows_without_bound() -> None:
         record = play(pool, misbehaving("stderr_flood.py"), load_bot("builtin:first"))
         assert not record.faults
         connection = pool.get(misbehaving("stderr_flood.py"))
-        assert not isinstance(connection, BotConnection) or True
+        assert isinstance(connection, BotConnection), connection  # the same process, kept
         tail = connection.stderr_tail()
         assert 0 < len(tail) <= 4096 and tail.rstrip().endswith("y")
 
@@ -198,7 +198,13 @@ def test_a_match_where_every_bot_misbehaves_still_finishes() -> None:
     with BotPool(FAST) as pool:
         record = play(pool, *bots)
         assert len(pool) == 0
-    assert sorted(f.seat for f in record.faults) == [0, 1, 2, 3, 4]
+    assert sorted((f.seat, f.kind) for f in record.faults) == [
+        (0, FaultKind.CRASH),
+        (1, FaultKind.TIMEOUT),
+        (2, FaultKind.INVALID_JSON),
+        (3, FaultKind.OVERSIZE),
+        (4, FaultKind.BAD_HELLO),
+    ]
     assert record.ranks == (1, 1, 1, 1, 1)
     assert record.replay().play().is_over()
 

@@ -202,7 +202,7 @@ def test_cpu_is_counted_per_match_on_a_live_bot() -> None:
         assert used is not None and used.cpu_seconds < 0.2
 
 
-def test_children_holding_memory_get_the_bot_a_resources_fault() -> None:
+def test_children_holding_memory_get_the_bot_a_resources_fault(process_bots: None) -> None:
     marker = f"hog-{uuid.uuid4()}"
     hog = bot_file("hog", "3", "100", marker)
     with BotPool(limits(Budget(memory_mb_per_bot=200))) as pool:
@@ -226,7 +226,7 @@ def test_without_a_cap_the_peak_of_all_processes_is_recorded() -> None:
     assert used is not None and used.peak_memory_mb > 80
 
 
-def test_a_cpu_cap_per_match() -> None:
+def test_a_cpu_cap_per_match(process_bots: None) -> None:
     with BotPool(limits(Budget(cpu_seconds_per_match=0.1))) as pool:
         record = play(pool, bot_file("burner"), load_bot("builtin:first"))
     (fault,) = record.faults
