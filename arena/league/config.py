@@ -26,7 +26,7 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 import trueskill
 
@@ -93,7 +93,8 @@ class Key:
         return f"{self.section}.{self.name}" if self.section else self.name
 
     @property
-    def type(self) -> type:
+    def kind(self) -> type:
+        """The key's type: its default's (``bool``, ``int``, ``float``, ``str`` or a str enum)."""
         return type(self.default)
 
     def options(self) -> tuple[str, ...]:
@@ -108,11 +109,11 @@ class Key:
             return self.form
         if self.options():
             return either([toml_value(choice) for choice in self.options()])
-        if self.type is bool:
+        if self.kind is bool:
             return "true or false"
-        if self.type is int:
+        if self.kind is int:
             return f"a whole number {self._range()}".rstrip()
-        if self.type is float:
+        if self.kind is float:
             return f"a number {self._range()}".rstrip()
         return "text"
 
@@ -136,7 +137,7 @@ class Key:
     def check(self, value: object) -> Any:
         """``value`` as the key holds it (a float for a whole number given to a float key, the
         enum member for its value); raises :class:`ConfigError` when the key does not accept it."""
-        kind = self.type
+        kind = self.kind
         if isinstance(self.default, enum.Enum):
             if isinstance(value, str) and value in self.options():
                 return kind(value)
@@ -144,11 +145,11 @@ class Key:
             if isinstance(value, bool):
                 return value
         elif kind is int:
-            if _whole(value) and self._within(value):  # type: ignore[arg-type]
+            if _whole(value) and self._within(value):
                 return value
         elif kind is float:
-            if _number(value) and self._within(value):  # type: ignore[arg-type]
-                return float(value)  # type: ignore[arg-type]
+            if _number(value) and self._within(value):
+                return float(value)
         elif kind is str:
             if (
                 isinstance(value, str)
@@ -520,14 +521,15 @@ def default_config(seed: int = 1, workers: int = 2) -> LeagueConfig:
 # -- reading -------------------------------------------------------------------------------
 
 
-def _whole(value: object) -> bool:
+def _whole(value: object) -> TypeGuard[int]:
+    """An int that is not a bool (``true`` is not a number in league.toml)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     """A finite int or float (TOML's nan and inf are not numbers of anything here)."""
     if _whole(value):
-        return abs(value) <= MAX_SEED  # type: ignore[arg-type]
+        return abs(value) <= MAX_SEED
     return isinstance(value, float) and math.isfinite(value)
 
 
@@ -582,8 +584,9 @@ def _game(name: str, table: Mapping[str, Any]) -> GameConfig:
         checked = spec.validate_options(options)
     except GameError as exc:
         raise ConfigError(f"games.{name}.options: {exc}") from None
-    higher = keys["higher_is_better"].check(table.get("higher_is_better", True))
-    return GameConfig(name, tuple(dict.fromkeys(seats)), checked, higher)
+    higher = keys["higher_is_better"]
+    higher_is_better = higher.check(table.get(higher.name, higher.default))
+    return GameConfig(name, tuple(dict.fromkeys(seats)), checked, higher_is_better)
 
 
 def _games(data: Mapping[str, Any]) -> tuple[GameConfig, ...]:
@@ -696,7 +699,7 @@ def _key_lines(key: Key, value: object) -> list[str]:
     """A key's help as a comment, then ``name = value``, with what it accepts if that says
     more than the value."""
     line = f"{key.name} = {toml_value(value)}"
-    if key.type is not bool and (key.type is not str or key.options() or key.form):
+    if key.kind is not bool and (key.kind is not str or key.options() or key.form):
         line += f"  # {key.allowed()}"
     return [*_comment(key.help), line]
 

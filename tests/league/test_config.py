@@ -38,8 +38,8 @@ from arena.league.config import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-SCALARS = [key for key in SCHEMA if key.type in (bool, int, float, str)]
-NUMBERS = [key for key in SCALARS if key.type in (int, float)]
+SCALARS = [key for key in SCHEMA if key.kind in (bool, int, float, str)]
+NUMBERS = [key for key in SCALARS if key.kind in (int, float)]
 GAME = "take5"
 """The game whose table carries the ``games.NAME`` keys in these tests."""
 
@@ -83,9 +83,9 @@ def test_the_schema_holds_every_key_once_and_in_the_files_order() -> None:
 @pytest.mark.parametrize("key", SCALARS, ids=lambda key: key.path)
 def test_every_default_validates_and_is_the_dataclass_default(key: Key) -> None:
     assert key.check(key.default) == key.default
-    assert type(key.check(key.default)) is key.type
+    assert type(key.check(key.default)) is key.kind
     assert read_back(key, default_config()) == key.default
-    if key.type is int:
+    if key.kind is int:
         assert key.high is not None, "every whole number has a ceiling (SQLite's at most)"
 
 
@@ -104,7 +104,7 @@ def test_no_keys_is_the_default_config() -> None:
 
 @pytest.mark.parametrize("key", NUMBERS, ids=lambda key: key.path)
 def test_each_bound_is_enforced_and_named(key: Key) -> None:
-    whole = key.type is int
+    whole = key.kind is int
     if key.low is not None:
         low = int(key.low) if whole else key.low
         if key.above:
@@ -144,7 +144,7 @@ WRONG_TYPES: dict[type, list[object]] = {
 
 @pytest.mark.parametrize("key", SCALARS, ids=lambda key: key.path)
 def test_a_value_of_another_type_is_named(key: Key) -> None:
-    for value in WRONG_TYPES[key.type]:
+    for value in WRONG_TYPES[key.kind]:
         rejected(key, value)
 
 
@@ -256,11 +256,11 @@ def unusual(key: Key) -> object:
     """A value of ``key`` other than its default, inside its range."""
     if key.options():
         return next(choice for choice in key.options() if choice != key.default)
-    if key.type is bool:
+    if key.kind is bool:
         return not key.default
-    if key.type is str:
+    if key.kind is str:
         return "tcp://example.org:8786" if key.pattern is not None else "/srv/league"
-    if key.type is int:
+    if key.kind is int:
         return int(key.high if key.high is not None else 7)
     low = key.low or 0.0
     return low + (0.25 if key.high is None else (key.high - low) / 4)
