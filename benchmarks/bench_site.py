@@ -29,7 +29,7 @@ from arena.games import GAMES
 from arena.league.config import GameConfig, default_config
 from arena.league.core import League
 from arena.league.rating import LeagueRatings
-from arena.league.store import Planned
+from arena.league.store import BatchMode, Planned
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from tests.site.leagues import record_of
@@ -80,7 +80,7 @@ def add_matches(
             )
         )
     with store.transaction():
-        store.add_batch(batch, "uniform", batch, planned)
+        store.add_batch(batch, BatchMode.UNIFORM, batch, planned)
     for plan, record in zip(planned, records, strict=True):
         store.record_match(record, plan.bots)
     ratings.rate_batch(store.outcomes(batch))

@@ -23,6 +23,7 @@ FLOORS: dict[str, int] = {
     "arena.games": 1,
     "arena.runtime": 2,
     "arena.replay": 3,
+    "arena.boards": 3,
     "arena.players": 4,
     "arena.human": 4,
     "arena.match": 4,

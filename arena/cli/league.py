@@ -16,7 +16,7 @@ import click
 from arena.cli.common import DEFAULT_ROOT, WORKERS, league_option, league_path, open_league
 from arena.league.config import MAX_SEED, default_config
 from arena.league.core import League, LeagueError
-from arena.league.store import StoreError
+from arena.league.store import EntrantStatus, StoreError
 from arena.run.local import Interrupted, WorkerLost, run_league
 from arena.runtime.manifest import BotError
 from arena.runtime.sandbox import isolation_line, protect
@@ -195,7 +195,7 @@ def render_standings(summary: dict[str, object]) -> str:
             )
     entrants = summary["entrants"]
     assert isinstance(entrants, list)
-    held = [e for e in entrants if e["status"] in ("suspended", "withdrawn")]
+    held = [e for e in entrants if EntrantStatus(e["status"]).held]
     if held:
         lines.append("")
         for e in held:
@@ -326,7 +326,7 @@ def bots(league_name: str, show_all: bool) -> None:
     """List the league's entrants."""
     with open_league(league_name, read_only=True) as lg:
         summary = lg.summary()
-    rows = [e for e in summary["entrants"] if show_all or e["status"] != "replaced"]
+    rows = [e for e in summary["entrants"] if show_all or e["status"] != EntrantStatus.REPLACED]
     if not rows:
         click.echo("no entrants")
         return

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
 from arena import resources
-from arena.cli.common import SEED, load_bots, run_limits, time_options
+from arena.cli.common import SEED, league_path, load_bots, run_limits, time_options
 from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.human import HumanAgent
 from arena.league.config import ConfigError, load_config
 from arena.league.conformance import HINTS, changed_options, check_bot
 from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
 from arena.players import RandomPlayer, play_local
-from arena.runtime.botproc import Fault
-from arena.runtime.manifest import BotKind, load_bot
+from arena.runtime.botproc import Fault, StderrSink
+from arena.runtime.manifest import BotKind, BotSpec, load_bot
 from arena.runtime.pool import BotPool
 from arena.runtime.sandbox import isolation_line, isolation_summary
 from arena.terminal import failure, shown, shown_lines
@@ -100,6 +102,15 @@ def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
     return text
 
 
+def alike(faults: Sequence[SeatFault]) -> list[list[SeatFault]]:
+    """The faults grouped by kind and message, in order of first appearance: a bot that times
+    out in every seat is told once, with where else it happened."""
+    groups: dict[tuple[str, str], list[SeatFault]] = {}
+    for fault in faults:
+        groups.setdefault((fault.kind.value, fault.message), []).append(fault)
+    return list(groups.values())
+
+
 @click.command()
 @click.argument("game")
 @click.argument("bots", nargs=-1)
@@ -131,6 +142,25 @@ def describe_fault(fault: SeatFault, name: str, tail_lines: int = 5) -> str:
     metavar="NAME=VALUE",
     help="A game option (repeatable); see `arena games`.",
 )
+@click.option(
+    "--fixed-seats",
+    is_flag=True,
+    help="Keep the bots in the seats given in every game (default: game k moves each bot k "
+    "seats on, so that over several games every bot sits everywhere).",
+)
+@click.option(
+    "--show-stderr",
+    is_flag=True,
+    help="Show what the bots write to stderr as they write it, each line after its bot's name.",
+)
+@click.option(
+    "--logs",
+    "logs_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep each bot process's stderr whole in a file here, NAME.SLOT.stderr (without it "
+    "only the end of a faulted bot's stderr is shown).",
+)
 @time_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON record per game.")
 @click.option("--quiet", is_flag=True, help="Print only the final table (and faults).")
@@ -141,13 +171,20 @@ def play(
     seed: int,
     count: int,
     options: tuple[str, ...],
+    fixed_seats: bool,
+    show_stderr: bool,
+    logs_dir: Path | None,
     decision_time: float,
     time_bank: float,
     startup_time: float,
     as_json: bool,
     quiet: bool,
 ) -> None:
-    """Play GAME between BOTS (seats in the order given) and print an account of each game.
+    """Play GAME between BOTS and print an account of each game, and with --games N a summary
+    per bot (wins, mean place, mean score, faults).
+
+    The first game seats the bots in the order given; game k moves each of them k seats on
+    (--fixed-seats keeps the order).
 
     A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, a
     bundled bot (bundled:random, bundled:heuristic, bundled:js-random: found wherever arena is
@@ -157,7 +194,7 @@ def play(
     \b
     Examples:
       arena play take5 --seats 4 --seed 7
-      arena play take5 bots/heuristic bots/random builtin:random --games 3
+      arena play take5 bots/heuristic bots/random builtin:random --games 6
       arena play ten bundled:heuristic bundled:random
       arena play take5 human bots/heuristic
     """
@@ -189,9 +226,16 @@ def play(
     if any(bot.kind is BotKind.PROCESS for bot in specs):
         click.echo(isolation_line(limits.sandbox.method), err=True)
         sandbox = isolation_summary(limits.sandbox.method)
-    with BotPool(limits, human=HumanAgent) as pool:
+    tally = Tally([shown(bot.name) for bot in specs], [shown(text) for text in bots])
+    wanted = sandbox is not None and (show_stderr or logs_dir is not None)
+    logs = StderrLogs(logs_dir, show_stderr) if wanted else None
+    sinks = logs.sink if logs is not None else None
+    with BotPool(limits, human=HumanAgent, stderr_sink=sinks) as pool:
         for k in range(count):
-            record = run_match(MatchSpec(f"play-{k}", game, seed + k, specs, chosen), pool)
+            order = seating(len(specs), 0 if fixed_seats else k)
+            seated = tuple(specs[i] for i in order)
+            record = run_match(MatchSpec(f"play-{k}", game, seed + k, seated, chosen), pool)
+            tally.add(order, record)
             if as_json:
                 out = record.to_json()
                 if sandbox is not None:
@@ -209,6 +253,124 @@ def play(
             click.echo(record_table(record))
             if k + 1 < count:
                 click.echo()
+    if count > 1 and not as_json:
+        click.echo()
+        click.echo(tally.table())
+    if logs is not None:
+        logs.close()
+        if logs.folder is not None:
+            click.echo(f"stderr of each bot process: {logs.folder}", err=True)
+
+
+class StderrLogs:
+    """With a ``folder``, each bot process's stderr in a file of its own (``NAME.SLOT.stderr``,
+    at most :data:`MAX_LOG` bytes); with ``live``, each line on the terminal after the bot's
+    name, escaped like all bot text."""
+
+    MAX_LOG = 16 * 1024 * 1024
+    MAX_LIVE = 400
+    """Bytes of a line shown live (the log file has it whole)."""
+
+    def __init__(self, folder: Path | None, live: bool) -> None:
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.live = live
+        self._lock = threading.Lock()
+        self._files: list[BinaryIO] = []
+
+    def sink(self, bot: BotSpec, slot: int) -> StderrSink:
+        label = shown(bot.name) + (f"#{slot + 1}" if slot else "")
+        file = None
+        if self.folder is not None:
+            file = (self.folder / f"{safe_file_name(bot.name)}.{slot}.stderr").open("ab")
+            self._files.append(file)
+        written = 0
+        partial = b""
+
+        def take(chunk: bytes) -> None:
+            nonlocal written, partial
+            if file is not None and written < self.MAX_LOG:
+                kept = chunk[: self.MAX_LOG - written]
+                file.write(kept)
+                file.flush()
+                written += len(kept)
+            if self.live:
+                partial += chunk
+                *lines, partial = partial.split(b"\n")
+                partial = partial[-4096:]
+                with self._lock:
+                    for line in lines:
+                        text = shown(line[: self.MAX_LIVE].decode("utf-8", "replace"))
+                        cut = " [cut]" if len(line) > self.MAX_LIVE else ""
+                        click.echo(f"[{label}] {text}{cut}", err=True)
+
+        return take
+
+    def close(self) -> None:
+        for file in self._files:
+            file.close()
+
+
+def safe_file_name(name: str) -> str:
+    """A bot name as a file name: bot names are checked, but a hello name is the bot's."""
+    return "".join(c if c.isalnum() or c in "-_+." else "_" for c in name)[:64].lstrip(".") or "bot"
+
+
+def seating(bots: int, shift: int) -> list[int]:
+    """Which bot sits in each seat when each moves ``shift`` seats on: seat s holds bot
+    ``(s - shift) mod bots``."""
+    return [(seat - shift) % bots for seat in range(bots)]
+
+
+class Tally:
+    """Per bot of the command line (a bot given twice is two entries): games, wins, places,
+    scores and faults over a ``play --games N`` run."""
+
+    def __init__(self, names: Sequence[str], given: Sequence[str]) -> None:
+        """``names`` from the bots' hellos or manifests, ``given`` as typed; two bots of one
+        name are told apart by what was typed, and one bot given twice by its position."""
+        labels = [
+            f"{name} ({text})" if given.count(text) < names.count(name) else name
+            for name, text in zip(names, given, strict=True)
+        ]
+        self.names = [
+            f"{label} #{i + 1}" if labels.count(label) > 1 else label
+            for i, label in enumerate(labels)
+        ]
+        self.games = 0
+        self.wins = [0] * len(names)
+        self.places = [0] * len(names)
+        self.scores = [0.0] * len(names)
+        self.faults = [0] * len(names)
+
+    def add(self, order: Sequence[int], record: MatchRecord) -> None:
+        self.games += 1
+        scores = record.result["scores"]
+        assert isinstance(scores, list)
+        faulted = {fault.seat for fault in record.faults}
+        for seat, bot in enumerate(order):
+            place = record.ranks[seat]
+            self.wins[bot] += place == 1
+            self.places[bot] += place
+            score = scores[seat]
+            self.scores[bot] += float(score) if isinstance(score, int | float) else 0.0
+            self.faults[bot] += seat in faulted
+
+    def table(self) -> str:
+        """Best mean place first; a win is a first place, shared or not."""
+        width = max(len(n) for n in self.names)
+        lines = [
+            f"== summary of {self.games} games (seats rotated unless --fixed-seats)",
+            f"{'bot':<{width}}  {'wins':>5}  {'mean place':>10}  {'mean score':>10}  faults",
+        ]
+        n = self.games
+        for bot in sorted(range(len(self.names)), key=lambda b: (self.places[b], b)):
+            lines.append(
+                f"{self.names[bot]:<{width}}  {self.wins[bot]:>5}  {self.places[bot] / n:>10.2f}"
+                f"  {self.scores[bot] / n:>10.2f}  {self.faults[bot]:>6}"
+            )
+        return "\n".join(lines)
 
 
 def play_random(
@@ -282,16 +444,17 @@ def human(
 )
 @click.option(
     "--league",
-    "league_dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    "league_name",
+    metavar="L",
+    default=None,
     help="Check with this league's games, table sizes, options and time limits "
-    "(the --*-time options are then ignored).",
+    "(the --*-time options are then ignored; a bare name means results/NAME).",
 )
 @time_options
 def check(
     bot: str,
     matches: int,
-    league_dir: Path | None,
+    league_name: str | None,
     decision_time: float,
     time_bank: float,
     startup_time: float,
@@ -304,6 +467,7 @@ def check(
     (spec,) = load_bots([bot])
     if spec.kind is BotKind.HUMAN:
         raise click.BadParameter("a person is not checked: name a bot", param_hint="BOT")
+    league_dir = None if league_name is None else league_path(league_name)
     if league_dir is None:
         limits = run_limits(decision_time, time_bank, startup_time)
         games = None
@@ -327,6 +491,12 @@ def check(
     click.echo(
         f"ok   hello: name {shown(repr(name))}, version {shown(repr(version))}, started in {seconds * 1000:.0f} ms"
     )
+    if spec.kind is BotKind.PROCESS and name != spec.name:
+        where = "bot.toml" if spec.games is not None else "its file name"
+        click.echo(
+            f"note its hello says name {shown(repr(name))} but {where} says "
+            f"{shown(repr(spec.name))}: leagues, tables and pages use {where}'s"
+        )
     for game in report.unknown_games:
         click.echo(
             f"note {shown(spec.name)} claims {shown(repr(game))}, which this arena does not know "
@@ -357,9 +527,13 @@ def check(
         usage = checked.usage()
         if usage is not None:
             click.echo(f"     {usage.describe()}")
-        for fault in faults:
-            click.echo("  " + describe_fault(fault, spec.name).replace("\n", "\n  "))
-            click.echo(f"    hint: {HINTS[fault.kind]}")
+        for same in alike(faults):
+            click.echo("  " + describe_fault(same[0], spec.name).replace("\n", "\n  "))
+            if len(same) > 1:
+                where = ", ".join(f"seat {f.seat} step {f.step}" for f in same[1:6])
+                more = f" and {len(same) - 6} more" if len(same) > 6 else ""
+                click.echo(f"    the same {len(same) - 1} more time(s): {where}{more}")
+            click.echo(f"    hint: {HINTS[same[0].kind]}")
     if not report.passed:
         raise click.exceptions.Exit(1)
     click.echo("PASS")

@@ -377,15 +377,15 @@ class Take5State(State):
             cards = ", ".join(f"seat {s}: {c}" for s, c in enumerate(event["cards"]))
             return f"Trick {event['trick']} revealed: {cards}"
         if kind == "place":
-            return f"seat {event['seat']} places {event['card']} on row {event['row'] + 1}" + (
+            return f"seat {event['seat']} places {event['card']} on row {event['row']}" + (
                 " (left end)" if event["end"] == "left" else ""
             )
         if kind == "choose_row":
-            return f"seat {event['seat']} chooses row {event['row'] + 1}"
+            return f"seat {event['seat']} chooses row {event['row']}"
         if kind == "take":
             why = "sixth card" if event["reason"] == "sixth" else "card too low"
             return (
-                f"seat {event['seat']} takes row {event['row'] + 1} {event['cards']} "
+                f"seat {event['seat']} takes row {event['row']} {event['cards']} "
                 f"({event['heads']} heads, {why}); {event['card']} starts it"
             )
         if kind == "round_end":

@@ -20,15 +20,16 @@ results, and every rated batch is complete. Each problem names its match id.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from arena.games import JSON, get_game
+from arena.games import JSON, Result, State, get_game
 from arena.league.core import League
 from arena.league.schedule import game_seed, match_id
+from arena.league.store import StoredResult
 from arena.match import demote_faulted
 
 
@@ -62,65 +63,8 @@ def norm(value: JSON) -> JSON:
     return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
 
 
-@dataclass(frozen=True)
-class Stored:
-    """One stored match: its schedule row, its result columns and fault rows."""
-
-    match_id: str
-    batch: int
-    ordinal: int
-    game: str
-    tab: int
-    seed: int
-    options: Mapping[str, JSON]
-    bots: tuple[int, ...]
-    cancelled: bool
-    ranks: JSON
-    scores: JSON
-    faults: int
-    record: JSON
-    fault_rows: tuple[tuple[int, int, int, str, str], ...]
-
-
-def stored_matches(league: League) -> Iterator[Stored]:
-    db = league.store.db
-    rows: dict[str, list[tuple[int, int, int, str, str]]] = {}
-    for mid, seat, bot, step, status, message in db.execute(
-        "SELECT match_id, seat, bot, step, status, message FROM faults ORDER BY match_id, seat"
-    ):
-        rows.setdefault(mid, []).append((seat, bot, step, status, message))
-    for r in db.execute(
-        "SELECT s.match_id, s.batch, s.ordinal, s.game, s.tab, s.seed, s.options, s.bots,"
-        " s.cancelled, r.ranks, r.scores, r.faults, r.record"
-        " FROM results r LEFT JOIN schedule s USING (match_id) ORDER BY s.batch, s.ordinal"
-    ):
-        if r[1] is None:
-            yield Stored(r[0], -1, -1, "", -1, -1, {}, (), False, None, None, 0, None, ())
-            continue
-        try:
-            record = orjson.loads(r[12])
-        except orjson.JSONDecodeError:
-            record = None
-        yield Stored(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            orjson.loads(r[6]),
-            tuple(orjson.loads(r[7])),
-            bool(r[8]),
-            orjson.loads(r[9]),
-            orjson.loads(r[10]),
-            r[11],
-            record,
-            tuple(rows.get(r[0], ())),
-        )
-
-
 def check_match(
-    stored: Stored, league_seed: int | None, sources: Mapping[int, str]
+    stored: StoredResult, league_seed: int | None, sources: Mapping[int, str]
 ) -> tuple[list[str], int]:
     """The problems of one stored match (empty if none) and the number of actions replayed."""
     out: list[str] = []
@@ -137,26 +81,47 @@ def check_match(
 
 
 def _check(
-    stored: Stored,
+    stored: StoredResult,
     rec: dict[str, Any],
     league_seed: int | None,
     sources: Mapping[int, str],
     out: list[str],
 ) -> tuple[list[str], int]:
-    # -- where it belongs -----------------------------------------------------------------
+    """Every check of one match in turn, each appending its problems to ``out``; a check whose
+    failure makes the later ones meaningless stops there."""
+    if not _check_placement(stored, rec, league_seed, sources, out):
+        return out, 0
+    faults = rec["faults"]
+    actions = [(int(seat), action) for seat, action in rec["actions"]]
+    fault_step = _fault_steps(faults, len(stored.bots), len(actions), out)
+    fallback = _check_fallbacks(rec["fallback_steps"], actions, fault_step, out)
+    try:
+        state = get_game(stored.game).new(stored.seed, len(stored.bots), stored.options)
+    except Exception as exc:
+        out.append(f"cannot start the game: {exc}")
+        return out, 0
+    replayed, complete = _replay(state, actions, fallback, out)
+    if complete:
+        _check_result(state.result(), rec, fault_step, out)
+        _check_columns(stored, rec, faults, fault_step, out)
+    return out, replayed
+
+
+def _check_placement(
+    stored: StoredResult,
+    rec: dict[str, Any],
+    league_seed: int | None,
+    sources: Mapping[int, str],
+    out: list[str],
+) -> bool:
+    """The record belongs where it is stored: its id, game, seed, options and seats are the
+    scheduled ones. False if the seats or the game differ, so the replay would mean nothing."""
     if rec["match_id"] != stored.match_id:
         out.append(f"the record says match id {rec['match_id']!r}")
     if stored.cancelled:
         out.append("the match is cancelled but has a result")
     if league_seed is not None:
-        if match_id(league_seed, stored.batch, stored.ordinal) != stored.match_id:
-            out.append(
-                f"the id is not the league's id for batch {stored.batch} ordinal {stored.ordinal}"
-            )
-        # Solo tables of one round share the deal of the round's first solo table.
-        tabs = range(stored.tab + 1) if len(stored.bots) == 1 else (stored.tab,)
-        if all(game_seed(league_seed, stored.batch, stored.game, t) != stored.seed for t in tabs):
-            out.append(f"the scheduled seed is not the league's seed for table {stored.tab}")
+        _check_seeds(stored, league_seed, out)
     if rec["game"] != stored.game:
         out.append(f"the record's game is {rec['game']!r}, scheduled {stored.game!r}")
     if rec["seed"] != stored.seed:
@@ -167,33 +132,57 @@ def _check(
     n = len(stored.bots)
     if len(seats) != n:
         out.append(f"{len(seats)} seats recorded, {n} scheduled")
-        return out, 0
+        return False
     for seat, bot in enumerate(stored.bots):
         want = sources.get(bot)
         if want is None:
             out.append(f"seat {seat}: scheduled bot {bot} is not an entrant")
         elif seats[seat].get("bot") != want:
             out.append(f"seat {seat}: played by {seats[seat].get('bot')!r}, scheduled {want!r}")
-    if out and rec["game"] != stored.game:
-        return out, 0
+    return not (out and rec["game"] != stored.game)
 
-    # -- faults and fallbacks -------------------------------------------------------------
-    faults = rec["faults"]
-    actions = [(int(seat), action) for seat, action in rec["actions"]]
+
+def _check_seeds(stored: StoredResult, league_seed: int, out: list[str]) -> None:
+    """The match id and the game seed are the ones the league seed gives for their place."""
+    if match_id(league_seed, stored.batch, stored.ordinal) != stored.match_id:
+        out.append(
+            f"the id is not the league's id for batch {stored.batch} ordinal {stored.ordinal}"
+        )
+    # Solo tables of one round share the deal of the round's first solo table.
+    tabs = range(stored.tab + 1) if len(stored.bots) == 1 else (stored.tab,)
+    if all(game_seed(league_seed, stored.batch, stored.game, t) != stored.seed for t in tabs):
+        out.append(f"the scheduled seed is not the league's seed for table {stored.tab}")
+
+
+def _fault_steps(
+    faults: Sequence[Mapping[str, Any]], seats: int, steps: int, out: list[str]
+) -> dict[int, int]:
+    """The step of each faulted seat's fault; one fault per seat, each inside the match."""
     fault_step: dict[int, int] = {}
     for f in faults:
         seat, step = f["seat"], f["step"]
-        if not isinstance(seat, int) or not 0 <= seat < n:
+        if not isinstance(seat, int) or not 0 <= seat < seats:
             out.append(f"a fault of seat {seat!r}, which does not exist")
             continue
         if seat in fault_step:
             out.append(f"seat {seat} has more than one fault")
-        if not isinstance(step, int) or not 0 <= step <= len(actions):
+        if not isinstance(step, int) or not 0 <= step <= steps:
             out.append(f"seat {seat}'s fault is at step {step!r}, outside the match")
             continue
         fault_step[seat] = min(step, fault_step.get(seat, step))
-    fallback = set(rec["fallback_steps"])
-    if len(fallback) != len(rec["fallback_steps"]):
+    return fault_step
+
+
+def _check_fallbacks(
+    listed: Sequence[Any],
+    actions: Sequence[tuple[int, Any]],
+    fault_step: Mapping[int, int],
+    out: list[str],
+) -> set[Any]:
+    """Every decision of a faulted seat from its fault on is a fallback, and no other is;
+    returns the fallback steps."""
+    fallback = set(listed)
+    if len(fallback) != len(listed):
         out.append("a fallback step is listed twice")
     for step in sorted(fallback):
         if not isinstance(step, int) or not 0 <= step < len(actions):
@@ -204,43 +193,54 @@ def _check(
             out.append(f"step {step}: seat {seat} had faulted but did not get the fallback")
         elif not faulted_by_now and step in fallback:
             out.append(f"step {step}: a fallback action for seat {seat}, which had not faulted")
+    return fallback
 
-    # -- the replay -----------------------------------------------------------------------
-    try:
-        state = get_game(stored.game).new(stored.seed, n, stored.options)
-    except Exception as exc:
-        out.append(f"cannot start the game: {exc}")
-        return out, 0
+
+def _replay(
+    state: State, actions: Sequence[tuple[int, Any]], fallback: set[Any], out: list[str]
+) -> tuple[int, bool]:
+    """Play ``actions`` through the rules as the match loop does: (actions replayed, whether
+    the replay reached the end of the game, so that its result can be checked)."""
     i = 0
     try:
         while not state.is_over():
             movers = state.to_move()
             legal = {seat: norm(state.legal(seat)) for seat in movers}
             for seat in movers:
-                if i >= len(actions):
-                    out.append(f"the actions end at step {i} before the game does")
-                    return out, i
-                got, action = actions[i]
-                if got != seat:
-                    out.append(f"step {i}: seat {got} acted, but seat {seat} was to move")
-                    return out, i
-                if norm(action) not in legal[seat]:
-                    out.append(f"step {i}: seat {seat}'s action {action!r} is not legal")
-                    return out, i
-                if i in fallback and legal[seat] and norm(action) != legal[seat][0]:
+                problem = _step_problem(i, seat, actions, legal[seat])
+                if problem:
+                    out.append(problem)
+                    return i, False
+                if i in fallback and legal[seat] and norm(actions[i][1]) != legal[seat][0]:
                     out.append(
                         f"step {i}: the fallback for seat {seat} is not the first legal action"
                     )
-                state.apply(seat, action)
+                state.apply(seat, actions[i][1])
                 i += 1
     except Exception as exc:
         out.append(f"step {i}: the rules refuse the replay: {type(exc).__name__}: {exc}")
-        return out, i
+        return i, False
     if i != len(actions):
         out.append(f"the game ends after {i} actions but {len(actions)} are recorded")
+    return i, True
 
-    # -- the result -----------------------------------------------------------------------
-    result = state.result()
+
+def _step_problem(i: int, seat: int, actions: Sequence[tuple[int, Any]], legal: Any) -> str:
+    """Why step ``i`` cannot be replayed with ``seat`` to move ("" if it can)."""
+    if i >= len(actions):
+        return f"the actions end at step {i} before the game does"
+    got, action = actions[i]
+    if got != seat:
+        return f"step {i}: seat {got} acted, but seat {seat} was to move"
+    if norm(action) not in legal:
+        return f"step {i}: seat {seat}'s action {action!r} is not legal"
+    return ""
+
+
+def _check_result(
+    result: Result, rec: dict[str, Any], fault_step: Mapping[int, int], out: list[str]
+) -> None:
+    """The recorded result is the rules' result; the final ranks demote the faulted seats."""
     rules = norm(result.to_json())
     recorded = rec["result"]
     for key in ("scores", "ranks", "details"):
@@ -250,13 +250,22 @@ def _check(
     if list(rec["ranks"]) != final:
         out.append(f"final ranks: recorded {rec['ranks']}, the rules and faults give {final}")
 
-    # -- the store's own columns ----------------------------------------------------------
+
+def _check_columns(
+    stored: StoredResult,
+    rec: dict[str, Any],
+    faults: Sequence[Mapping[str, Any]],
+    fault_step: Mapping[int, int],
+    out: list[str],
+) -> None:
+    """The store's own columns (ranks, scores, fault count, fault rows) agree with the record."""
     if stored.ranks != rec["ranks"]:
         out.append(f"the store's ranks {stored.ranks} differ from the record's {rec['ranks']}")
-    if stored.scores != recorded.get("scores"):
+    if stored.scores != rec["result"].get("scores"):
         out.append(f"the store's scores {stored.scores} differ from the record's")
     if stored.faults != len(fault_step):
         out.append(f"the store counts {stored.faults} faulted seats, the record {len(fault_step)}")
+    n = len(stored.bots)
     want_rows = sorted(
         (f["seat"], stored.bots[f["seat"]], f["step"], f["status"], f["message"])
         for f in faults
@@ -264,7 +273,6 @@ def _check(
     )
     if sorted(stored.fault_rows) != want_rows:
         out.append("the store's fault rows differ from the record's faults")
-    return out, i
 
 
 def audit(league: League, check_ids: bool = True) -> AuditReport:
@@ -272,7 +280,7 @@ def audit(league: League, check_ids: bool = True) -> AuditReport:
     report = AuditReport()
     sources = {e.id: e.source for e in league.entrants()}
     seed = league.config.seed if check_ids else None
-    for stored in stored_matches(league):
+    for stored in league.store.stored_results():
         report.matches += 1
         problems, replayed = check_match(stored, seed, sources)
         report.actions += replayed

@@ -282,14 +282,22 @@ class Schedule:
     chunk: int = setting(4, "Matches sent to a worker at once.", low=1, high=100_000)
 
 
+class Resubmit(enum.StrEnum):
+    """Where a new version of a bot starts its rating (``entrants.resubmit``)."""
+
+    NEW = "new"
+    """From the default rating, like any new entrant."""
+    CARRY = "carry"
+    """From its previous version's rating, the first time it is rated in a game."""
+
+
 @dataclass(frozen=True)
 class Entrants:
     """The bots: new versions, and suspending a bot that faults."""
 
-    resubmit: str = setting(
-        "new",
+    resubmit: Resubmit = setting(
+        Resubmit.NEW,
         'A resubmitted bot (new content) starts a "new" rating or "carry"-es the old one over.',
-        choices=("new", "carry"),
     )
     suspend_min_matches: int = setting(
         10,

@@ -23,7 +23,14 @@ import orjson
 
 from arena.errors import ArenaSetupError
 from arena.games import JSON
-from arena.league.config import CONFIG_FILE, ConfigError, LeagueConfig, config_text, load_config
+from arena.league.config import (
+    CONFIG_FILE,
+    ConfigError,
+    LeagueConfig,
+    Resubmit,
+    config_text,
+    load_config,
+)
 from arena.league.conformance import HINTS, changed_options, check_bot
 from arena.league.rating import (
     LeagueRatings,
@@ -34,7 +41,7 @@ from arena.league.rating import (
     solo_scores,
 )
 from arena.league.schedule import plan_batch, trim_to_budget
-from arena.league.store import Entrant, Planned, Store, StoreError
+from arena.league.store import NO_FAULTS, Entrant, EntrantStatus, Planned, Store, StoreError
 from arena.match import SeatFault
 from arena.resources import BUNDLED_PREFIX
 from arena.runtime.botproc import Fault
@@ -208,6 +215,22 @@ def validate_name(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """A bot being submitted, before it is copied in and registered."""
+
+    name: str
+    version: str
+    """The content hash of its files ("builtin" for a builtin bot)."""
+    author: str
+    label: str
+    """The version its manifest states."""
+    source: str
+    """Where it is loaded from: ``builtin:NAME``, or "" until its files are copied in."""
+    files: Mapping[str, BotFile]
+    """The files to copy into the league, by relative path (none for a builtin bot)."""
+
+
+@dataclass(frozen=True)
 class Submitted:
     entrant: Entrant
     replaced: Entrant | None
@@ -290,6 +313,36 @@ class League:
         check: bool = True,
     ) -> Submitted:
         """Check a bot, copy it into the league under its content hash, and register it."""
+        spec, text = self._load_submission(text)
+        games = self._games_for(spec, text)
+        bot = self._candidate(spec, text, name, author)
+        previous = self._previous(bot)
+        source = self._copy_in(bot, text) if bot.files else bot.source
+        try:
+            spec = self._load_source(source)
+            checked = tuple(self.conformance(spec, games)) if check else ()
+        except BaseException:  # a failed check, or the arena's own failure (ArenaSetupError)
+            if bot.files:
+                remove_tree(self._bot_folder(bot))
+            raise
+        if previous is not None and previous.status is EntrantStatus.WITHDRAWN:
+            previous = None  # a withdrawn version is not replaced: the new one starts afresh
+        bot_id = self.store.add_entrant(
+            bot.name,
+            bot.version,
+            bot.author,
+            bot.label,
+            source,
+            games,
+            previous.id if previous is not None else None,
+        )
+        entrant = next(e for e in self.entrants() if e.id == bot_id)
+        return Submitted(entrant, previous, checked)
+
+    @staticmethod
+    def _load_submission(text: str) -> tuple[BotSpec, str]:
+        """The submitted bot, and where to copy it from (``bundled:NAME`` is copied from its
+        installed folder)."""
         try:
             spec = load_bot(text)
         except BotError as exc:
@@ -297,7 +350,11 @@ class League:
         if spec.kind is BotKind.HUMAN:
             raise LeagueError("a human cannot enter a league")
         if text.startswith(BUNDLED_PREFIX) and spec.directory is not None:
-            text = str(spec.directory)  # bundled:NAME is copied from its installed folder
+            text = str(spec.directory)
+        return spec, text
+
+    def _games_for(self, spec: BotSpec, text: str) -> list[str]:
+        """The league's games the bot plays; at least one, or the submission is refused."""
         league_games = [g.name for g in self.config.games]
         games = [g for g in league_games if spec.plays(g)]
         if not games:
@@ -305,67 +362,64 @@ class League:
                 f"{text} plays {', '.join(spec.games or ())}, none of the league's games"
                 f" ({', '.join(league_games)})"
             )
+        return games
+
+    def _candidate(
+        self, spec: BotSpec, text: str, name: str | None, author: str | None
+    ) -> Candidate:
+        """What the submission would register: its name, version (content hash), author and
+        label, and the files to copy in (none for a builtin bot)."""
         if spec.kind is BotKind.BUILTIN:
             name = validate_name(f"builtin-{spec.name}" if name is None else name)
-            version, author, label, source = "builtin", author or "arena", "builtin", text
-            copy_from: dict[str, bytes] = {}
-            read: dict[str, BotFile] = {}
-        else:
-            name = validate_name(spec.name if name is None else name)
-            assert spec.directory is not None
-            author = author if author is not None else spec.author
-            label = spec.version
-            read = self._bot_files(Path(text), spec)
-            copy_from = {rel: f.data for rel, f in read.items()}
-            version = content_hash(copy_from)
-            source = ""
-        existing = [e for e in self.entrants() if e.name == name]
+            return Candidate(name, "builtin", author or "arena", "builtin", text, {})
+        name = validate_name(spec.name if name is None else name)
+        assert spec.directory is not None
+        files = self._bot_files(Path(text), spec)
+        version = content_hash({rel: f.data for rel, f in files.items()})
+        author = author if author is not None else spec.author
+        return Candidate(name, version, author, spec.version, "", files)
+
+    def _previous(self, bot: Candidate) -> Entrant | None:
+        """The version the submission follows (the latest live one, else the latest), after
+        refusing a name of another author's and a version already submitted."""
+        existing = [e for e in self.entrants() if e.name == bot.name]
         for e in existing:
-            if e.author != author:
-                raise LeagueError(f"the name {name!r} is taken by another author ({e.author!r})")
-            if e.version == version:
-                state = "" if e.status == "replaced" else f", {e.status}"
+            if e.author != bot.author:
                 raise LeagueError(
-                    f"{name} version {version[:12]} is already submitted (entrant {e.id}{state})"
+                    f"the name {bot.name!r} is taken by another author ({e.author!r})"
                 )
-        live = [e for e in existing if e.status in ("active", "suspended")]
-        previous = live[-1] if live else (existing[-1] if existing else None)
-        if copy_from:
-            target = self.folder / BOTS_DIR / f"{name}-{version[:12]}"
-            if target.exists():
-                remove_tree(target)
-            for rel, data in copy_from.items():
-                dest = target / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(data)
-            entry = Path(text)
-            if entry.name != MANIFEST and not entry.is_dir():
-                source = str((target / entry.name).relative_to(self.folder))
-            else:
-                source = str(target.relative_to(self.folder))
-            for rel, found in read.items():
-                if found.mode & 0o111:
-                    (target / rel).chmod(found.mode & 0o755)
-        try:
-            spec = self._load_source(source)
-            checked = tuple(self.conformance(spec, games)) if check else ()
-        except BaseException:  # a failed check, or the arena's own failure (ArenaSetupError)
-            if copy_from:
-                remove_tree(self.folder / BOTS_DIR / f"{name}-{version[:12]}")
-            raise
-        bot_id = self.store.add_entrant(
-            name,
-            version,
-            author,
-            label,
-            source,
-            games,
-            previous.id if previous is not None and previous.status != "withdrawn" else None,
-        )
-        entrant = next(e for e in self.entrants() if e.id == bot_id)
-        return Submitted(
-            entrant, previous if previous and previous.status != "withdrawn" else None, checked
-        )
+            if e.version == bot.version:
+                state = "" if e.status is EntrantStatus.REPLACED else f", {e.status}"
+                raise LeagueError(
+                    f"{bot.name} version {bot.version[:12]} is already submitted"
+                    f" (entrant {e.id}{state})"
+                )
+        live = [e for e in existing if e.status.live]
+        return live[-1] if live else (existing[-1] if existing else None)
+
+    def _bot_folder(self, bot: Candidate) -> Path:
+        """Where a submitted bot's files are copied: under its name and content hash."""
+        return self.folder / BOTS_DIR / f"{bot.name}-{bot.version[:12]}"
+
+    def _copy_in(self, bot: Candidate, text: str) -> str:
+        """Copy the bot's files into the league (executable bits kept); returns its source,
+        relative to the league folder."""
+        target = self._bot_folder(bot)
+        if target.exists():
+            remove_tree(target)
+        for rel, found in bot.files.items():
+            dest = target / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(found.data)
+        entry = Path(text)
+        if entry.name != MANIFEST and not entry.is_dir():
+            source = str((target / entry.name).relative_to(self.folder))
+        else:
+            source = str(target.relative_to(self.folder))
+        for rel, found in bot.files.items():
+            if found.mode & 0o111:
+                (target / rel).chmod(found.mode & 0o755)
+        return source
 
     def _bot_files(self, path: Path, spec: BotSpec) -> dict[str, BotFile]:
         """Every file the submission copies, each read by :func:`read_regular`'s rules."""
@@ -432,15 +486,13 @@ class League:
 
     def withdraw(self, name: str) -> tuple[list[Entrant], int]:
         """Withdraw every live version of ``name``: no new matches; results are kept."""
-        live = [
-            e for e in self.entrants() if e.name == name and e.status in ("active", "suspended")
-        ]
+        live = [e for e in self.entrants() if e.name == name and e.status.live]
         if not live:
             raise LeagueError(f"no active entrant called {name!r}")
         cancelled = 0
         with self.store.transaction():
             for e in live:
-                self.store.set_status(e.id, "withdrawn", "withdrawn by request")
+                self.store.set_status(e.id, EntrantStatus.WITHDRAWN, "withdrawn by request")
                 cancelled += self.store.cancel_unplayed(e.id)
         return live, cancelled
 
@@ -453,7 +505,7 @@ class League:
         ratings = LeagueRatings(
             self.env,
             {e.id: e.previous for e in self.entrants()},
-            self.config.entrants.resubmit == "carry",
+            self.config.entrants.resubmit == Resubmit.CARRY,
         )
         ratings.load(self.store.load_ratings())
         return ratings
@@ -465,7 +517,7 @@ class League:
             self.env,
             [o for o in self.store.outcomes() if o.batch < rated],
             {e.id: e.previous for e in self.entrants()},
-            self.config.entrants.resubmit == "carry",
+            self.config.entrants.resubmit == Resubmit.CARRY,
         )
 
     def advance(self, ratings: LeagueRatings) -> list[int]:
@@ -506,14 +558,17 @@ class League:
             return
         counts = self.store.fault_counts(through)
         for e in self.entrants():
-            if e.status != "active" or e.id not in counts:
+            if not e.active or e.id not in counts:
                 continue
-            played, faulted, example = counts[e.id]
-            if played >= rule.suspend_min_matches and faulted >= rule.suspend_fault_rate * played:
+            count = counts[e.id]
+            if (
+                count.played >= rule.suspend_min_matches
+                and count.faulted >= rule.suspend_fault_rate * count.played
+            ):
                 self.store.set_status(
                     e.id,
-                    "suspended",
-                    f"faulted in {faulted} of {played} matches (e.g. {example})",
+                    EntrantStatus.SUSPENDED,
+                    f"faulted in {count.faulted} of {count.played} matches (e.g. {count.example})",
                 )
 
     def _plan(self, ratings: LeagueRatings, basis: int) -> list[int]:
@@ -589,7 +644,7 @@ class League:
             for game in self.config.games
         )
         if not seatable:
-            held = [e for e in self.entrants() if e.status in ("suspended", "withdrawn")]
+            held = [e for e in self.entrants() if e.status.held]
             why = "; ".join(f"{e.name} {e.status}: {e.reason}" for e in held)
             return f"stopped: too few active entrants to seat a table ({len(active)} active)" + (
                 f"; {why}" if why else ""
@@ -619,7 +674,7 @@ class League:
             """The bot; its faulted matches in ``game`` (None: in every game)."""
             e = entrants[bot]
             faulted = (
-                counts.get(bot, (0, 0, ""))[1] if game is None else by_game.get((game, bot), 0)
+                counts.get(bot, NO_FAULTS).faulted if game is None else by_game.get((game, bot), 0)
             )
             return {
                 "id": bot,
@@ -662,8 +717,8 @@ class League:
             "stopped": self.stop_reason(),
             "games": games,
             "overall": [
-                {**who(bot), "score": round(score, 3), "games": n}
-                for bot, score, n in overall({g.game: g.rated for g in per_game})
+                {**who(o.bot), "score": round(o.score, 3), "games": o.games}
+                for o in overall({g.game: g.rated for g in per_game})
             ],
             "entrants": [
                 {
@@ -676,8 +731,8 @@ class League:
                     "status": e.status,
                     "reason": e.reason,
                     "submitted_at": e.submitted_at,
-                    "matches": counts.get(e.id, (0, 0, ""))[0],
-                    "faulted_matches": counts.get(e.id, (0, 0, ""))[1],
+                    "matches": counts.get(e.id, NO_FAULTS).played,
+                    "faulted_matches": counts.get(e.id, NO_FAULTS).faulted,
                 }
                 for e in entrants.values()
             ],

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import trueskill
 
@@ -157,14 +158,24 @@ def rate_by_batches(
     return ratings
 
 
-def overall(per_game: Mapping[str, Sequence[Standing]]) -> list[tuple[int, float, int]]:
-    """(bot, mean conservative rating over its rated games, games) best first."""
+class OverallScore(NamedTuple):
+    """One bot's place in the overall ranking."""
+
+    bot: int
+    score: float
+    """Its mean conservative rating (``mu - 3 * sigma``) over the rated games it plays."""
+    games: int
+    """The rated games the mean is taken over."""
+
+
+def overall(per_game: Mapping[str, Sequence[Standing]]) -> list[OverallScore]:
+    """Every rated bot's :class:`OverallScore`, best first (ties: by id)."""
     values: dict[int, list[float]] = {}
     for standings in per_game.values():
         for s in standings:
             values.setdefault(s.bot, []).append(s.conservative)
-    out = [(bot, sum(v) / len(v), len(v)) for bot, v in values.items()]
-    return sorted(out, key=lambda t: (-t[1], t[0]))
+    out = [OverallScore(bot, sum(v) / len(v), len(v)) for bot, v in values.items()]
+    return sorted(out, key=lambda t: (-t.score, t.bot))
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import trueskill
 
 from arena.league.config import GameConfig, LeagueConfig
-from arena.league.store import Planned
+from arena.league.store import BatchMode, Planned
 
 SEED_BITS = 48
 
@@ -180,7 +180,7 @@ def plan_batch(
     entrants: Mapping[str, Sequence[int]],
     ratings: RatingView | None,
     env: trueskill.TrueSkill,
-) -> tuple[str, list[Planned]]:
+) -> tuple[BatchMode, list[Planned]]:
     """The matches of batch ``batch``: (mode, matches in schedule order).
 
     ``entrants`` are the active entrant ids per game; ``ratings`` None means a uniform batch.
@@ -252,7 +252,7 @@ def plan_batch(
                     bots=seating,
                 )
             )
-    return ("adaptive" if adaptive else "uniform"), matches
+    return (BatchMode.ADAPTIVE if adaptive else BatchMode.UNIFORM), matches
 
 
 def trim_to_budget(matches: list[Planned], room: int) -> list[Planned]:

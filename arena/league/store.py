@@ -13,13 +13,14 @@ migrates it.
 
 from __future__ import annotations
 
+import enum
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, Self
 
 import orjson
 
@@ -118,6 +119,37 @@ class StoreError(Exception):
     """The database is not one this arena can use (e.g. made by a newer version)."""
 
 
+class EntrantStatus(enum.StrEnum):
+    """Where an entrant stands (the ``bots.status`` column; its value is what is stored and
+    shown)."""
+
+    ACTIVE = "active"
+    """Scheduled in new batches."""
+    REPLACED = "replaced"
+    """A newer version of the same bot was submitted."""
+    WITHDRAWN = "withdrawn"
+    """Taken out on request (``arena league withdraw``)."""
+    SUSPENDED = "suspended"
+    """Taken out for faulting too often (``entrants.suspend_fault_rate``)."""
+
+    @property
+    def live(self) -> bool:
+        """Whether a resubmission replaces this version (active, or suspended for faults)."""
+        return self in (EntrantStatus.ACTIVE, EntrantStatus.SUSPENDED)
+
+    @property
+    def held(self) -> bool:
+        """Whether the entrant is out of new batches for a reason the league reports."""
+        return self in (EntrantStatus.SUSPENDED, EntrantStatus.WITHDRAWN)
+
+
+class BatchMode(enum.StrEnum):
+    """How a batch was seated (the ``batches.mode`` column)."""
+
+    UNIFORM = "uniform"
+    ADAPTIVE = "adaptive"
+
+
 @dataclass(frozen=True)
 class Entrant:
     """One submitted version of a bot."""
@@ -130,13 +162,13 @@ class Entrant:
     source: str
     games: tuple[str, ...]
     submitted_at: str
-    status: str
+    status: EntrantStatus
     reason: str
     previous: int | None
 
     @property
     def active(self) -> bool:
-        return self.status == "active"
+        return self.status is EntrantStatus.ACTIVE
 
 
 @dataclass(frozen=True)
@@ -166,6 +198,99 @@ class Outcome:
     bots: tuple[int, ...]
     ranks: tuple[int, ...]
     scores: tuple[float, ...]
+    faults: int
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """One stored result: where it sits in the schedule, and its whole record (for the site)."""
+
+    row: int
+    """The result's row number in the store: results are only ever added, so it grows."""
+    match_id: str
+    batch: int
+    ordinal: int
+    game: str
+    bots: tuple[int, ...]
+    finished_at: str
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BotFault:
+    """One fault of one bot, with the end of its stderr (for the bot's page)."""
+
+    match_id: str
+    game: str
+    seat: int
+    step: int
+    status: str
+    message: str
+    stderr_tail: str
+
+
+class FaultRow(NamedTuple):
+    """One row of the ``faults`` table, as the audit compares it with the record."""
+
+    seat: int
+    bot: int
+    step: int
+    status: str
+    message: str
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """One stored result as the audit reads it: its schedule row (absent when no match of
+    that id is scheduled: then ``batch`` is -1), its result columns and its fault rows."""
+
+    match_id: str
+    batch: int
+    ordinal: int
+    game: str
+    tab: int
+    seed: int
+    options: Mapping[str, JSON]
+    bots: tuple[int, ...]
+    cancelled: bool
+    ranks: JSON
+    scores: JSON
+    faults: int
+    record: JSON
+    """The stored record; None if it is not JSON at all."""
+    fault_rows: tuple[FaultRow, ...]
+
+
+class FaultCount(NamedTuple):
+    """How often one bot faulted: what suspension and the standings count."""
+
+    played: int
+    """Matches the bot played (a bot seated twice in one match counts it once)."""
+    faulted: int
+    """Of those, the matches with a fault of its own."""
+    example: str
+    """One of its faults as ``status: message`` ("" when it has none)."""
+
+
+NO_FAULTS = FaultCount(0, 0, "")
+"""The count of a bot that has played no match."""
+
+
+class FaultLine(NamedTuple):
+    """One fault in the list of the latest ones."""
+
+    match_id: str
+    bot: str
+    """The bot's name."""
+    step: int
+    status: str
+    message: str
+
+
+class FaultTally(NamedTuple):
+    """How many faults of one kind a bot has."""
+
+    status: str
     faults: int
 
 
@@ -256,58 +381,38 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     raise StoreError(f"{path}: {explain(problem)}")
 
 
-class Store:
-    """The league database. Open with :meth:`open`; use as a context manager or :meth:`close`."""
+class StoreReader:
+    """Everything that reads the league database: the league, its commands, the audit and the
+    site read through these methods, so the schema lives in this module alone.
+
+    :meth:`open` gives a reader on a connection that cannot write (see
+    :func:`connect_read_only`); :class:`Store` adds the writes. Use as a context manager or
+    call :meth:`close`.
+    """
 
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self.db = db
         self.path = path
 
     @classmethod
-    def open(cls, path: Path, target: int = SCHEMA_VERSION, read_only: bool = False) -> Store:
-        """Open (creating or upgrading) the store at ``path``, or with ``read_only`` open it
-        for reading only (see :func:`connect_read_only`). A file that is not a usable league
-        database raises :class:`StoreError` naming it."""
-        if read_only:
-            return cls(connect_read_only(path), path)
-        db: sqlite3.Connection | None = None
-        try:
-            db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-            db.execute("PRAGMA foreign_keys = ON")
-            migrate(db, target)
-        except (sqlite3.Error, StoreError) as exc:
-            if db is not None:
-                db.close()
-            raise StoreError(f"{path}: {explain(exc)}") from None
-        return cls(db, path)
+    def open(cls, path: Path) -> StoreReader:
+        """A reader of the store at ``path`` that never writes, even in a folder it could."""
+        return cls(connect_read_only(path), path)
 
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """One atomic write: everything inside commits together or not at all."""
-        return transaction(self.db)
 
     # -- meta -----------------------------------------------------------------------------
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return default if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.db.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
 
     # -- entrants -------------------------------------------------------------------------
 
@@ -317,48 +422,21 @@ class Store:
             " reason, previous FROM bots ORDER BY id"
         ).fetchall()
         return [
-            Entrant(r[0], r[1], r[2], r[3], r[4], r[5], tuple(orjson.loads(r[6])), *r[7:])
+            Entrant(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                tuple(orjson.loads(r[6])),
+                r[7],
+                EntrantStatus(r[8]),
+                r[9],
+                r[10],
+            )
             for r in rows
         ]
-
-    def add_entrant(
-        self,
-        name: str,
-        version: str,
-        author: str,
-        label: str,
-        source: str,
-        games: Sequence[str],
-        previous: int | None,
-    ) -> int:
-        with self.transaction() as db:
-            if previous is not None:
-                db.execute(
-                    "UPDATE bots SET status = 'replaced', reason = ? WHERE id = ?",
-                    (f"replaced by version {version[:12]}", previous),
-                )
-            cursor = db.execute(
-                "INSERT INTO bots(name, version, author, label, source, games, submitted_at,"
-                " previous) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, version, author, label, source, dumps(list(games)), now(), previous),
-            )
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
-
-    def set_status(self, bot: int, status: str, reason: str) -> None:
-        self.db.execute(
-            "UPDATE bots SET status = ?, reason = ? WHERE id = ?", (status, reason, bot)
-        )
-
-    def cancel_unplayed(self, bot: int) -> int:
-        """Cancel the planned matches of ``bot`` not yet played; returns how many."""
-        cursor = self.db.execute(
-            "UPDATE schedule SET cancelled = 1 WHERE cancelled = 0"
-            " AND match_id NOT IN (SELECT match_id FROM results)"
-            " AND EXISTS (SELECT 1 FROM json_each(schedule.bots) WHERE value = ?)",
-            (bot,),
-        )
-        return cursor.rowcount
 
     # -- the schedule ---------------------------------------------------------------------
 
@@ -368,31 +446,6 @@ class Store:
 
     def planned_matches(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0])
-
-    def add_batch(self, batch: int, mode: str, basis: int, matches: Sequence[Planned]) -> None:
-        """Store a planned batch; call inside :meth:`transaction`."""
-        self.db.execute(
-            "INSERT INTO batches(batch, mode, basis, matches) VALUES (?, ?, ?, ?)",
-            (batch, mode, basis, len(matches)),
-        )
-        self.db.executemany(
-            "INSERT INTO schedule(match_id, batch, ordinal, game, tab, rotation, seed, options,"
-            " bots) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    m.match_id,
-                    m.batch,
-                    m.ordinal,
-                    m.game,
-                    m.tab,
-                    m.rotation,
-                    m.seed,
-                    dumps(dict(m.options)),
-                    dumps(list(m.bots)),
-                )
-                for m in matches
-            ],
-        )
 
     def unplayed(self, first_batch: int = 0) -> list[Planned]:
         """Planned, not cancelled, not yet stored matches (of batches from ``first_batch``), in
@@ -425,6 +478,323 @@ class Store:
             (batch,),
         ).fetchone()
         return int(row[0]) == 0 and batch < self.batch_count()
+
+    # -- results --------------------------------------------------------------------------
+
+    def outcomes(self, batch: int | None = None) -> list[Outcome]:
+        """Stored results in schedule order (of one batch, or all)."""
+        where = "" if batch is None else "WHERE s.batch = ?"
+        rows = self.db.execute(
+            "SELECT s.match_id, s.batch, s.ordinal, s.game, s.tab, s.bots, r.ranks, r.scores,"
+            f" r.faults FROM schedule s JOIN results r USING (match_id) {where}"
+            " ORDER BY s.batch, s.ordinal",
+            () if batch is None else (batch,),
+        ).fetchall()
+        return [
+            Outcome(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                tuple(orjson.loads(r[5])),
+                tuple(orjson.loads(r[6])),
+                tuple(orjson.loads(r[7])),
+                r[8],
+            )
+            for r in rows
+        ]
+
+    def records(self) -> Iterable[dict[str, Any]]:
+        """Every stored match record with its place in the schedule, in schedule order."""
+        for batch, ordinal, tab, rotation, bots, record in self.db.execute(
+            "SELECT s.batch, s.ordinal, s.tab, s.rotation, s.bots, r.record"
+            " FROM schedule s JOIN results r USING (match_id) ORDER BY s.batch, s.ordinal"
+        ):
+            data = orjson.loads(record)
+            data["schedule"] = {
+                "batch": batch,
+                "ordinal": ordinal,
+                "table": tab,
+                "rotation": rotation,
+                "bots": orjson.loads(bots),
+            }
+            yield data
+
+    def played_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+
+    def last_row(self) -> int:
+        """The row number of the latest stored result (0: none); see :meth:`results_after`."""
+        return int(self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM results").fetchone()[0])
+
+    def results_after(self, row: int) -> Iterator[StoredMatch]:
+        """Every result stored after row ``row``, oldest first (streamed): what a reader that
+        remembers the last row it saw has not seen yet."""
+        cursor = self.db.execute(
+            "SELECT r.rowid, s.match_id, s.batch, s.ordinal, s.game, s.bots, r.finished_at,"
+            " r.record FROM results r JOIN schedule s USING (match_id)"
+            " WHERE r.rowid > ? ORDER BY r.rowid",
+            (row,),
+        )
+        for rowid, match_id, batch, ordinal, game, bots, finished_at, record in cursor:
+            yield StoredMatch(
+                rowid,
+                match_id,
+                batch,
+                ordinal,
+                game,
+                tuple(orjson.loads(bots)),
+                finished_at,
+                orjson.loads(record),
+            )
+
+    def last_finished(self) -> str:
+        """When the latest result was stored ("" if none is)."""
+        row = self.db.execute("SELECT MAX(finished_at) FROM results").fetchone()
+        return "" if row[0] is None else str(row[0])
+
+    def stored_results(self) -> Iterator[StoredResult]:
+        """Every stored result with its schedule row and fault rows, in schedule order (a
+        result with no scheduled match first), for the audit: nothing is checked here, and a
+        record that is not JSON reads as None."""
+        rows: dict[str, list[FaultRow]] = {}
+        for mid, *fault in self.db.execute(
+            "SELECT match_id, seat, bot, step, status, message FROM faults ORDER BY match_id, seat"
+        ):
+            rows.setdefault(mid, []).append(FaultRow(*fault))
+        for r in self.db.execute(
+            "SELECT s.match_id, s.batch, s.ordinal, s.game, s.tab, s.seed, s.options, s.bots,"
+            " s.cancelled, r.ranks, r.scores, r.faults, r.record, r.match_id"
+            " FROM results r LEFT JOIN schedule s USING (match_id) ORDER BY s.batch, s.ordinal"
+        ):
+            if r[1] is None:
+                yield StoredResult(
+                    r[13], -1, -1, "", -1, -1, {}, (), False, None, None, 0, None, ()
+                )
+                continue
+            try:
+                record = orjson.loads(r[12])
+            except orjson.JSONDecodeError:
+                record = None
+            yield StoredResult(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                orjson.loads(r[6]),
+                tuple(orjson.loads(r[7])),
+                bool(r[8]),
+                orjson.loads(r[9]),
+                orjson.loads(r[10]),
+                r[11],
+                record,
+                tuple(rows.get(r[0], ())),
+            )
+
+    # -- faults ---------------------------------------------------------------------------
+
+    def faulted_in(self, batch: int) -> set[int]:
+        """The bots with a fault in ``batch``."""
+        return {
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT f.bot FROM faults f JOIN schedule s USING (match_id)"
+                " WHERE s.batch = ?",
+                (batch,),
+            )
+        }
+
+    def fault_counts(self, through_batch: int) -> dict[int, FaultCount]:
+        """Per bot that played: its :class:`FaultCount` in batches ``<= through_batch``."""
+        played: dict[int, int] = {}
+        for (bots,) in self.db.execute(
+            "SELECT s.bots FROM schedule s JOIN results r USING (match_id) WHERE s.batch <= ?",
+            (through_batch,),
+        ):
+            for bot in set(orjson.loads(bots)):
+                played[bot] = played.get(bot, 0) + 1
+        faulted: dict[int, tuple[int, str]] = {}
+        for bot, count, status, message in self.db.execute(
+            "SELECT f.bot, COUNT(DISTINCT f.match_id), MAX(f.status), MAX(f.message)"
+            " FROM faults f JOIN schedule s USING (match_id) WHERE s.batch <= ? GROUP BY f.bot",
+            (through_batch,),
+        ):
+            faulted[bot] = (count, f"{status}: {message}")
+        return {bot: FaultCount(n, *faulted.get(bot, (0, ""))) for bot, n in played.items()}
+
+    def faults_by_game(self) -> dict[tuple[str, int], int]:
+        """Per (game, bot): the matches of that game with a fault of the bot's own."""
+        return {
+            (game, bot): count
+            for game, bot, count in self.db.execute(
+                "SELECT s.game, f.bot, COUNT(DISTINCT f.match_id) FROM faults f"
+                " JOIN schedule s USING (match_id) GROUP BY s.game, f.bot"
+            )
+        }
+
+    def fault_list(self, limit: int = 20) -> list[FaultLine]:
+        """The latest faults of every bot, newest first in schedule order."""
+        return [
+            FaultLine(*r)
+            for r in self.db.execute(
+                "SELECT f.match_id, b.name, f.step, f.status, f.message FROM faults f"
+                " JOIN bots b ON b.id = f.bot JOIN schedule s USING (match_id)"
+                " ORDER BY s.batch DESC, s.ordinal DESC LIMIT ?",
+                (limit,),
+            )
+        ]
+
+    def faults_of(self, bot: int, limit: int = 20) -> list[BotFault]:
+        """The latest faults of one bot, newest stored first."""
+        return [
+            BotFault(*r)
+            for r in self.db.execute(
+                "SELECT f.match_id, s.game, f.seat, f.step, f.status, f.message, f.stderr_tail"
+                " FROM faults f JOIN results r USING (match_id) JOIN schedule s USING (match_id)"
+                " WHERE f.bot = ? ORDER BY r.rowid DESC, f.seat LIMIT ?",
+                (bot, limit),
+            )
+        ]
+
+    def fault_kinds(self, bot: int) -> list[FaultTally]:
+        """One bot's faults counted by kind, the most frequent first."""
+        return [
+            FaultTally(str(r[0]), int(r[1]))
+            for r in self.db.execute(
+                "SELECT status, COUNT(*) FROM faults WHERE bot = ? GROUP BY status ORDER BY 2 DESC",
+                (bot,),
+            )
+        ]
+
+    # -- ratings --------------------------------------------------------------------------
+
+    def load_ratings(self) -> list[tuple[str, int, float, float, int, int]]:
+        return [
+            (r[0], r[1], r[2], r[3], r[4], r[5])
+            for r in self.db.execute(
+                "SELECT game, bot, mu, sigma, sets, matches FROM ratings ORDER BY game, bot"
+            )
+        ]
+
+
+class Store(StoreReader):
+    """The league database, read and written. Open with :meth:`open`; use as a context manager
+    or :meth:`close`."""
+
+    @classmethod
+    def open(cls, path: Path, target: int = SCHEMA_VERSION, read_only: bool = False) -> Store:
+        """Open (creating or upgrading) the store at ``path``, or with ``read_only`` open it
+        for reading only (see :func:`connect_read_only`). A file that is not a usable league
+        database raises :class:`StoreError` naming it."""
+        if read_only:
+            return cls(connect_read_only(path), path)
+        db: sqlite3.Connection | None = None
+        try:
+            db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA foreign_keys = ON")
+            migrate(db, target)
+        except (sqlite3.Error, StoreError) as exc:
+            if db is not None:
+                db.close()
+            raise StoreError(f"{path}: {explain(exc)}") from None
+        return cls(db, path)
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One atomic write: everything inside commits together or not at all."""
+        return transaction(self.db)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- entrants -------------------------------------------------------------------------
+
+    def add_entrant(
+        self,
+        name: str,
+        version: str,
+        author: str,
+        label: str,
+        source: str,
+        games: Sequence[str],
+        previous: int | None,
+    ) -> int:
+        with self.transaction() as db:
+            if previous is not None:
+                db.execute(
+                    "UPDATE bots SET status = ?, reason = ? WHERE id = ?",
+                    (EntrantStatus.REPLACED, f"replaced by version {version[:12]}", previous),
+                )
+            cursor = db.execute(
+                "INSERT INTO bots(name, version, author, label, source, games, submitted_at,"
+                " status, previous) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    name,
+                    version,
+                    author,
+                    label,
+                    source,
+                    dumps(list(games)),
+                    now(),
+                    EntrantStatus.ACTIVE,
+                    previous,
+                ),
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+    def set_status(self, bot: int, status: EntrantStatus, reason: str) -> None:
+        self.db.execute(
+            "UPDATE bots SET status = ?, reason = ? WHERE id = ?",
+            (EntrantStatus(status).value, reason, bot),
+        )
+
+    def cancel_unplayed(self, bot: int) -> int:
+        """Cancel the planned matches of ``bot`` not yet played; returns how many."""
+        cursor = self.db.execute(
+            "UPDATE schedule SET cancelled = 1 WHERE cancelled = 0"
+            " AND match_id NOT IN (SELECT match_id FROM results)"
+            " AND EXISTS (SELECT 1 FROM json_each(schedule.bots) WHERE value = ?)",
+            (bot,),
+        )
+        return cursor.rowcount
+
+    # -- the schedule ---------------------------------------------------------------------
+
+    def add_batch(
+        self, batch: int, mode: BatchMode, basis: int, matches: Sequence[Planned]
+    ) -> None:
+        """Store a planned batch; call inside :meth:`transaction`."""
+        self.db.execute(
+            "INSERT INTO batches(batch, mode, basis, matches) VALUES (?, ?, ?, ?)",
+            (batch, BatchMode(mode).value, basis, len(matches)),
+        )
+        self.db.executemany(
+            "INSERT INTO schedule(match_id, batch, ordinal, game, tab, rotation, seed, options,"
+            " bots) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    m.match_id,
+                    m.batch,
+                    m.ordinal,
+                    m.game,
+                    m.tab,
+                    m.rotation,
+                    m.seed,
+                    dumps(dict(m.options)),
+                    dumps(list(m.bots)),
+                )
+                for m in matches
+            ],
+        )
 
     # -- results --------------------------------------------------------------------------
 
@@ -471,104 +841,6 @@ class Store:
             )
         return True
 
-    def outcomes(self, batch: int | None = None) -> list[Outcome]:
-        """Stored results in schedule order (of one batch, or all)."""
-        where = "" if batch is None else "WHERE s.batch = ?"
-        rows = self.db.execute(
-            "SELECT s.match_id, s.batch, s.ordinal, s.game, s.tab, s.bots, r.ranks, r.scores,"
-            f" r.faults FROM schedule s JOIN results r USING (match_id) {where}"
-            " ORDER BY s.batch, s.ordinal",
-            () if batch is None else (batch,),
-        ).fetchall()
-        return [
-            Outcome(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4],
-                tuple(orjson.loads(r[5])),
-                tuple(orjson.loads(r[6])),
-                tuple(orjson.loads(r[7])),
-                r[8],
-            )
-            for r in rows
-        ]
-
-    def records(self) -> Iterable[dict[str, Any]]:
-        """Every stored match record with its place in the schedule, in schedule order."""
-        for batch, ordinal, tab, rotation, bots, record in self.db.execute(
-            "SELECT s.batch, s.ordinal, s.tab, s.rotation, s.bots, r.record"
-            " FROM schedule s JOIN results r USING (match_id) ORDER BY s.batch, s.ordinal"
-        ):
-            data = orjson.loads(record)
-            data["schedule"] = {
-                "batch": batch,
-                "ordinal": ordinal,
-                "table": tab,
-                "rotation": rotation,
-                "bots": orjson.loads(bots),
-            }
-            yield data
-
-    def faulted_in(self, batch: int) -> set[int]:
-        """The bots with a fault in ``batch``."""
-        return {
-            r[0]
-            for r in self.db.execute(
-                "SELECT DISTINCT f.bot FROM faults f JOIN schedule s USING (match_id)"
-                " WHERE s.batch = ?",
-                (batch,),
-            )
-        }
-
-    def fault_counts(self, through_batch: int) -> dict[int, tuple[int, int, str]]:
-        """Per bot: (matches played, matches with a fault of its own, an example fault) in
-        batches ``<= through_batch``."""
-        played: dict[int, int] = {}
-        for (bots,) in self.db.execute(
-            "SELECT s.bots FROM schedule s JOIN results r USING (match_id) WHERE s.batch <= ?",
-            (through_batch,),
-        ):
-            for bot in set(orjson.loads(bots)):
-                played[bot] = played.get(bot, 0) + 1
-        faulted: dict[int, tuple[int, str]] = {}
-        for bot, count, status, message in self.db.execute(
-            "SELECT f.bot, COUNT(DISTINCT f.match_id), MAX(f.status), MAX(f.message)"
-            " FROM faults f JOIN schedule s USING (match_id) WHERE s.batch <= ? GROUP BY f.bot",
-            (through_batch,),
-        ):
-            faulted[bot] = (count, f"{status}: {message}")
-        return {
-            bot: (n, faulted.get(bot, (0, ""))[0], faulted.get(bot, (0, ""))[1])
-            for bot, n in played.items()
-        }
-
-    def faults_by_game(self) -> dict[tuple[str, int], int]:
-        """Per (game, bot): the matches of that game with a fault of the bot's own."""
-        return {
-            (game, bot): count
-            for game, bot, count in self.db.execute(
-                "SELECT s.game, f.bot, COUNT(DISTINCT f.match_id) FROM faults f"
-                " JOIN schedule s USING (match_id) GROUP BY s.game, f.bot"
-            )
-        }
-
-    def fault_list(self, limit: int = 20) -> list[tuple[str, str, int, str, str]]:
-        """The latest faults: (match id, bot name, step, status, message)."""
-        return [
-            (r[0], r[1], r[2], r[3], r[4])
-            for r in self.db.execute(
-                "SELECT f.match_id, b.name, f.step, f.status, f.message FROM faults f"
-                " JOIN bots b ON b.id = f.bot JOIN schedule s USING (match_id)"
-                " ORDER BY s.batch DESC, s.ordinal DESC LIMIT ?",
-                (limit,),
-            )
-        ]
-
-    def played_count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
-
     # -- ratings --------------------------------------------------------------------------
 
     def save_ratings(self, rows: Iterable[tuple[str, int, float, float, int, int]]) -> None:
@@ -578,11 +850,3 @@ class Store:
             "INSERT INTO ratings(game, bot, mu, sigma, sets, matches) VALUES (?, ?, ?, ?, ?, ?)",
             list(rows),
         )
-
-    def load_ratings(self) -> list[tuple[str, int, float, float, int, int]]:
-        return [
-            (r[0], r[1], r[2], r[3], r[4], r[5])
-            for r in self.db.execute(
-                "SELECT game, bot, mu, sigma, sets, matches FROM ratings ORDER BY game, bot"
-            )
-        ]

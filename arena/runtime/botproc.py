@@ -25,7 +25,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -203,12 +203,19 @@ def _nonblocking(fd: int) -> None:
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
 
 
-class StderrTail:
-    """Drains a stream on a daemon thread, keeping only its last ``limit`` bytes."""
+StderrSink = Callable[[bytes], None]
+"""Takes each chunk of a bot's stderr as it comes (on the draining thread): the CLI's live view
+and log files. It must not block for long; an exception in it stops only the copying."""
 
-    def __init__(self, fd: int, limit: int) -> None:
+
+class StderrTail:
+    """Drains a stream on a daemon thread, keeping only its last ``limit`` bytes, and hands each
+    chunk to ``sink`` if one is given."""
+
+    def __init__(self, fd: int, limit: int, sink: StderrSink | None = None) -> None:
         self._fd = fd
         self._limit = limit
+        self._sink = sink
         self._data = bytearray()
         self._lock = threading.Lock()
         self.total = 0
@@ -228,6 +235,11 @@ class StderrTail:
                 self._data += chunk
                 if len(self._data) > 2 * self._limit:
                     del self._data[: len(self._data) - self._limit]
+            if self._sink is not None:
+                try:
+                    self._sink(chunk)
+                except Exception:  # a broken log must not stop the draining
+                    self._sink = None
 
     def text(self) -> str:
         with self._lock:
@@ -263,7 +275,13 @@ class ProcessTransport:
     everything it started with one ``killpg``. Raises :class:`OSError` if it cannot start.
     """
 
-    def __init__(self, confined: Confined, max_line: int, stderr_limit: int) -> None:
+    def __init__(
+        self,
+        confined: Confined,
+        max_line: int,
+        stderr_limit: int,
+        stderr_sink: StderrSink | None = None,
+    ) -> None:
         try:
             self.proc = subprocess.Popen(
                 confined.argv,
@@ -291,7 +309,7 @@ class ProcessTransport:
         self._eof = False
         self._closed = False
         self._next_check = 0.0
-        self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit)
+        self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit, stderr_sink)
         self.usage = Tracker(self.pid, getattr(confined, "uid", None))
         """CPU and memory of every process of the bot (see :mod:`arena.runtime.usage`)."""
 
@@ -492,6 +510,8 @@ class BotConnection:
         self._last_id = 0
         self._legal: Sequence[Any] = ()
         self._sent_at = 0.0
+        self._time: object = None
+        """The `time` object of the pending request (named in a timeout)."""
         self._broken: Fault | None = None
         self._bye_said = False
 
@@ -579,6 +599,7 @@ class BotConnection:
         self._last_id += 1
         message["id"] = self._last_id
         self._legal = legal
+        self._time = message.get("time")
         self.deadline = deadline
         self.ignored = 0
         self._sent_at = time.monotonic()
@@ -636,17 +657,34 @@ class BotConnection:
         answer = self.poll()
         if answer is not None:  # it arrived just in time after all
             return answer if isinstance(answer, Fault) else self._late(answer)
+        allowed = self.time_allowed()
         if self.transport.buffer.pending_bytes:
             return self.fault(
                 FaultKind.TIMEOUT,
-                "no complete answer in time (a line was started but not ended with a newline)",
+                f"no complete answer in {allowed} (a line was started but not ended with a "
+                "newline)",
             )
         if self.ignored:
             return self.fault(
                 FaultKind.TIMEOUT,
-                f"no answer in time ({self.ignored} line(s) without this request's id ignored)",
+                f"no answer in {allowed} ({self.ignored} line(s) without this request's id "
+                "ignored)",
             )
-        return self.fault(FaultKind.TIMEOUT, "no answer in time")
+        return self.fault(FaultKind.TIMEOUT, f"no answer in {allowed}")
+
+    def time_allowed(self) -> str:
+        """What the bot had for the request that timed out: the decision time and the bank
+        left as the message told it, and the wait in all (``"0.050 s (decision 50 ms + bank
+        left 0 ms: the bank had run out)"``)."""
+        waited = f"{max(0.0, self.deadline - self._sent_at):.3f} s"
+        told = self._time
+        if not isinstance(told, dict):
+            return waited
+        decision, bank = told.get("decision_ms"), told.get("bank_ms")
+        if not isinstance(decision, int) or not isinstance(bank, int):
+            return waited
+        spent = ": the bank had run out" if bank == 0 else ""
+        return f"{waited} (decision {decision} ms + bank left {bank} ms{spent})"
 
     def _late(self, answer: Answer) -> Fault:
         return self.fault(FaultKind.TIMEOUT, f"the answer came after {answer.seconds:.3f} s")

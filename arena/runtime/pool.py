@@ -27,6 +27,7 @@ from arena.runtime.botproc import (
     LocalConnection,
     ProcessTransport,
     RunLimits,
+    StderrSink,
 )
 from arena.runtime.manifest import BotKind, BotSpec, FirstAgent, RandomAgent
 from arena.runtime.sandbox import SandboxUnavailable, confine
@@ -56,11 +57,14 @@ class BotPool:
         limits: RunLimits | None = None,
         scratch_root: Path | None = None,
         human: Callable[[], Agent] | None = None,
+        stderr_sink: Callable[[BotSpec, int], StderrSink | None] | None = None,
     ) -> None:
         self.limits = limits or RunLimits()
         self.human = human
         """Makes the agent of a ``human`` seat (the CLI passes its terminal agent); without it a
         human seat is the arena's error."""
+        self.stderr_sink = stderr_sink
+        """Gives each bot process started for (bot, slot) a sink for its stderr, or None."""
         self.scratch_root = scratch_root or default_root()
         """Where each process's private scratch folder is made (default: ``$TMPDIR/arena-UID``)."""
         self.swept = sweep(self.scratch_root)
@@ -101,7 +105,7 @@ class BotPool:
         scratch = make_scratch(self.scratch_root, bot.name)
         began = time.monotonic()
         try:
-            transport = self._spawn(bot, scratch)
+            transport = self._spawn(bot, scratch, key[1])
         except BaseException:
             remove_tree(scratch)
             raise
@@ -122,7 +126,7 @@ class BotPool:
             return Fault(fault.kind, fault.message, transport.stderr_tail())
         return connection
 
-    def _spawn(self, bot: BotSpec, scratch: Path) -> ProcessTransport | Fault:
+    def _spawn(self, bot: BotSpec, scratch: Path, slot: int) -> ProcessTransport | Fault:
         """Start ``bot`` confined; a fault if its own program will not run, ArenaSetupError if
         the sandbox (the arena's part) will not."""
         assert bot.directory is not None
@@ -131,7 +135,10 @@ class BotPool:
         except (SandboxUnavailable, OSError) as exc:
             raise ArenaSetupError(f"cannot set up the sandbox for {bot.name}: {exc}") from None
         try:
-            transport = ProcessTransport(confined, self.limits.max_line, self.limits.stderr_tail)
+            sink = self.stderr_sink(bot, slot) if self.stderr_sink is not None else None
+            transport = ProcessTransport(
+                confined, self.limits.max_line, self.limits.stderr_tail, sink
+            )
         except subprocess.SubprocessError as exc:  # preexec_fn failed: rlimits, uid switch
             raise ArenaSetupError(f"cannot confine {bot.name}: {exc}") from None
         except OSError as exc:

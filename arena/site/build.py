@@ -26,10 +26,11 @@ from markupsafe import Markup
 
 from arena import resources
 from arena.games import GAMES
+from arena.league.config import Resubmit
 from arena.league.core import League
 from arena.league.rating import LeagueRatings, Standing, overall
-from arena.league.store import Entrant
-from arena.site.cache import CACHE_FILE, VERSION, MatchRow, SiteCache, Tally
+from arena.league.store import Entrant, EntrantStatus, StoredMatch, StoreReader
+from arena.site.cache import CACHE_FILE, VERSION, MatchList, MatchRow, SiteCache, Tally
 from arena.site.frames import build_viewer, embed_json
 from arena.site.pages import (
     BotRef,
@@ -49,7 +50,6 @@ from arena.site.pages import (
     unknown_bot,
     usage_rows,
 )
-from arena.site.source import LeagueReader, StoredMatch
 
 TEMPLATES = resources.templates()
 """Packaged with the wheel, or the repository's templates/ in a checkout (arena/resources.py)."""
@@ -209,7 +209,7 @@ class Site(Pages):
             self.pages += sum(pool.map(_render_match, chunk, chunksize=8))
 
     def ingest(
-        self, cache: SiteCache, reader: LeagueReader, progress: Callable[[int], None] | None
+        self, cache: SiteCache, reader: StoreReader, progress: Callable[[int], None] | None
     ) -> int:
         """Render the match pages of every result stored since the last build."""
         watermark = int(cache.get("store_row", "0"))
@@ -274,7 +274,7 @@ class Site(Pages):
         ratings = LeagueRatings(
             league.env,
             {e.id: e.previous for e in self.entrants},
-            league.config.entrants.resubmit == "carry",
+            league.config.entrants.resubmit == Resubmit.CARRY,
         )
         done = int(cache.get("rated_batches", "0"))
         if done:
@@ -310,7 +310,7 @@ class Site(Pages):
         return {g: ratings.standings(g) for g in self.games}
 
     def summary_pages(
-        self, cache: SiteCache, reader: LeagueReader, sizes_before: Mapping[tuple[str, str], int]
+        self, cache: SiteCache, reader: StoreReader, sizes_before: Mapping[tuple[str, str], int]
     ) -> None:
         rated = self.league.rated_batches()
         standings = self.standings()
@@ -327,7 +327,7 @@ class Site(Pages):
         played = cache.match_count()
         planned = self.league.store.planned_matches()
         recent = match_lines(cache.recent(RECENT), self.bots)
-        suspended = [b for b in self.bots.values() if b.status == "suspended"]
+        suspended = [b for b in self.bots.values() if b.status == EntrantStatus.SUSPENDED]
         self.write(
             "index.html",
             "index.html",
@@ -362,15 +362,18 @@ class Site(Pages):
             rules=rules_text(table.game, SEEDS),
             recent=match_lines(
                 cache.list_page(
-                    "game", table.game, max(0, cache.list_size("game", table.game) - RECENT), RECENT
+                    MatchList.GAME,
+                    table.game,
+                    max(0, cache.list_size(MatchList.GAME, table.game) - RECENT),
+                    RECENT,
                 )[::-1],
                 self.bots,
             ),
-            list_path=f"matches/{list_slug('game', table.game)}/index.html",
+            list_path=f"matches/{list_slug(MatchList.GAME, table.game)}/index.html",
         )
 
     def bot_page(
-        self, entrant: Entrant, tables: Sequence[GameTable], cache: SiteCache, reader: LeagueReader
+        self, entrant: Entrant, tables: Sequence[GameTable], cache: SiteCache, reader: StoreReader
     ) -> None:
         bot = self.bots[entrant.id]
         ratings = [(t, row) for t in tables for row in t.rows if row.bot.id == bot.id]
@@ -397,17 +400,17 @@ class Site(Pages):
             fault_kinds=reader.fault_kinds(bot.id),
             usage=usage_rows(cache.usage(bot.id)),
             versions=versions,
-            list_path=f"matches/{list_slug('bot', bot.id)}/index.html",
+            list_path=f"matches/{list_slug(MatchList.BOT, bot.id)}/index.html",
         )
 
-    def lists(self) -> list[tuple[str, str | int | None, str]]:
+    def lists(self) -> list[tuple[MatchList, str | int | None, str]]:
         """Every match list: (kind, key, heading)."""
-        out: list[tuple[str, str | int | None, str]] = [
-            ("all", None, "All matches"),
-            ("faults", None, "Matches with a fault"),
+        out: list[tuple[MatchList, str | int | None, str]] = [
+            (MatchList.ALL, None, "All matches"),
+            (MatchList.FAULTS, None, "Matches with a fault"),
         ]
-        out += [("game", g, f"{game_title(g)} matches") for g in self.games]
-        out += [("bot", b.id, f"Matches of {b.name}") for b in self.bots.values()]
+        out += [(MatchList.GAME, g, f"{game_title(g)} matches") for g in self.games]
+        out += [(MatchList.BOT, b.id, f"Matches of {b.name}") for b in self.bots.values()]
         return out
 
     def list_sizes(self, cache: SiteCache) -> dict[tuple[str, str], int]:
@@ -453,9 +456,9 @@ class Site(Pages):
         )
 
 
-def list_slug(kind: str, key: str | int | None) -> str:
-    if kind in ("all", "faults"):
-        return kind
+def list_slug(kind: MatchList, key: str | int | None) -> str:
+    if kind in (MatchList.ALL, MatchList.FAULTS):
+        return kind.value
     return f"{kind}-{slug(str(key))}"
 
 
@@ -473,7 +476,7 @@ def build_site(
     began = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
     site = Site(league, out, templates, workers)
-    with SiteCache.open(out) as cache, LeagueReader(league.store.path) as reader:
+    with SiteCache.open(out) as cache, StoreReader.open(league.store.path) as reader:
         stamp = fingerprint(league, templates)
         stale = (
             cache.get("fingerprint") != stamp

@@ -8,6 +8,7 @@ derived once and then extended batch by batch).
 
 from __future__ import annotations
 
+import enum
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -70,6 +71,20 @@ CREATE TABLE IF NOT EXISTS history (
     PRIMARY KEY (game, bot, batch)
 ) WITHOUT ROWID;
 """
+
+
+class MatchList(enum.StrEnum):
+    """The kinds of match list the site shows (the value is also the list's folder name, or
+    its start)."""
+
+    ALL = "all"
+    """Every match."""
+    FAULTS = "faults"
+    """The matches with a fault."""
+    GAME = "game"
+    """The matches of one game (its key)."""
+    BOT = "bot"
+    """The matches of one bot (its id as key)."""
 
 
 @dataclass(frozen=True)
@@ -318,18 +333,18 @@ class SiteCache:
         "m.seq, m.match_id, m.batch, m.game, m.bots, m.ranks, m.scores, m.faulted, m.finished_at"
     )
 
-    def list_size(self, kind: str, key: str | int | None) -> int:
+    def list_size(self, kind: MatchList, key: str | int | None) -> int:
         sql, args = self._list_query(kind, key, "COUNT(*)")
         return int(self.db.execute(sql, args).fetchone()[0])
 
     def list_page(
-        self, kind: str, key: str | int | None, offset: int, limit: int
+        self, kind: MatchList, key: str | int | None, offset: int, limit: int
     ) -> list[MatchRow]:
         """Members of a match list (``all``, ``game``, ``bot``, ``faults``), oldest first."""
         sql, args = self._list_query(kind, key, self._COLUMNS)
         return self._rows(sql + " ORDER BY m.seq LIMIT ? OFFSET ?", [*args, limit, offset])
 
-    def list_rows(self, kind: str, key: str | int | None, offset: int) -> Iterator[MatchRow]:
+    def list_rows(self, kind: MatchList, key: str | int | None, offset: int) -> Iterator[MatchRow]:
         """Members of a match list from position ``offset`` on, oldest first (streamed)."""
         sql, args = self._list_query(kind, key, self._COLUMNS)
         for r in self.db.execute(sql + " ORDER BY m.seq LIMIT -1 OFFSET ?", [*args, offset]):
@@ -346,18 +361,18 @@ class SiteCache:
             )
 
     def _list_query(
-        self, kind: str, key: str | int | None, columns: str
+        self, kind: MatchList, key: str | int | None, columns: str
     ) -> tuple[str, list[object]]:
-        if kind == "all":
+        if kind == MatchList.ALL:
             return f"SELECT {columns} FROM matches m", []
-        if kind == "game":
+        if kind == MatchList.GAME:
             return f"SELECT {columns} FROM matches m WHERE m.game = ?", [key]
-        if kind == "bot":
+        if kind == MatchList.BOT:
             return (
                 f"SELECT {columns} FROM match_bots b JOIN matches m USING (seq) WHERE b.bot = ?",
                 [key],
             )
-        if kind == "faults":
+        if kind == MatchList.FAULTS:
             return f"SELECT {columns} FROM faulted_matches f JOIN matches m USING (seq)", []
         raise ValueError(f"no match list {kind!r}")
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.games import GAMES
-from arena.league.rating import Standing
+from arena.league.rating import OverallScore, Standing
 from arena.league.store import Entrant
 from arena.runtime.usage import UsageSummary
 from arena.site.cache import MatchRow, Perf, SiteCache
@@ -56,6 +56,7 @@ class BotRef:
     label: str
     version: str
     status: str
+    """Its :class:`~arena.league.store.EntrantStatus`, or "unknown" for a bot not entered."""
     reason: str
 
     @classmethod
@@ -178,22 +179,22 @@ def game_tables(
 
 
 def overall_rows(
-    ranking: Sequence[tuple[int, float, int]],
+    ranking: Sequence[OverallScore],
     bots: Mapping[int, BotRef],
     perf: Mapping[tuple[str, int], Perf],
 ) -> list[OverallRow]:
     out = []
-    for i, (bot, score, n) in enumerate(ranking):
-        mine = [p for (g, b), p in perf.items() if b == bot]
+    for i, o in enumerate(ranking):
+        mine = [p for (g, b), p in perf.items() if b == o.bot]
         matches = sum(p.matches for p in mine)
         wins = sum(p.wins for p in mine)
         faulted = sum(p.faulted for p in mine)
         out.append(
             OverallRow(
                 i + 1,
-                bots.get(bot, unknown_bot(bot)),
-                score,
-                n,
+                bots.get(o.bot, unknown_bot(o.bot)),
+                o.score,
+                o.games,
                 matches,
                 wins,
                 faulted / matches if matches else 0.0,

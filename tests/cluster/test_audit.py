@@ -196,3 +196,22 @@ def test_a_removed_fault_is_caught(league: Path) -> None:
     rec["faults"] = []
     rewrite(league, mid, rec)
     assert audited(league) == [mid]
+
+
+def test_a_result_without_a_scheduled_match_is_named_by_its_id(league: Path) -> None:
+    """A result whose match id is not in the schedule is reported under that id (it was
+    reported for the league as a whole, as the schedule's missing id read as None)."""
+    db = sqlite3.connect(league / "league.db")  # foreign keys off: the store would refuse it
+    try:
+        with db:
+            db.execute(
+                "INSERT INTO results(match_id, ranks, scores, faults, seconds, finished_at,"
+                " record) SELECT 'stray', ranks, scores, faults, seconds, finished_at, record"
+                " FROM results LIMIT 1"
+            )
+    finally:
+        db.close()
+    with League.open(league) as lg:
+        report = audit(lg)
+    assert [str(p) for p in report.problems] == ["stray: a result without a scheduled match"]
+    assert report.bad_matches() == ["stray"]

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import random
+import tomllib
 
 import pytest
 
-from arena.league.config import Rating
-from arena.league.rating import LeagueRatings, overall, rate_by_batches, solo_scores
+from arena.league.config import ConfigError, Rating, Resubmit, config_text, parse_config
+from arena.league.rating import (
+    LeagueRatings,
+    OverallScore,
+    overall,
+    rate_by_batches,
+    solo_scores,
+)
 from arena.league.store import Outcome
 
 ENV = Rating().environment()
@@ -113,6 +120,10 @@ def test_overall_is_the_mean_conservative_rating_over_games_played() -> None:
     c = {g: {s.bot: s.conservative for s in per_game[g]} for g in per_game}
     assert table[1] == (pytest.approx((c["take5"][1] + c["ten"][1]) / 2), 2)
     assert table[2] == (pytest.approx(c["take5"][2]), 1)
+    best = overall(per_game)[0]
+    assert isinstance(best, OverallScore)
+    assert (best.bot, best.score, best.games) == (best[0], best[1], best[2])
+    assert [o.score for o in overall(per_game)] == sorted(table[b][0] for b in table)[::-1]
 
 
 def test_solo_results_make_a_score_table() -> None:
@@ -171,3 +182,15 @@ def test_loading_rows_gives_the_same_rows_back() -> None:
     again = LeagueRatings(ENV)
     again.load(ratings.rows())
     assert again.rows() == rows
+
+
+def test_resubmit_reads_as_its_enum_and_writes_back_as_its_word() -> None:
+    config = parse_config({"entrants": {"resubmit": "carry"}})
+    assert config.entrants.resubmit is Resubmit.CARRY
+    assert '\nresubmit = "carry"  # ' in config_text(config)
+    assert parse_config(tomllib.loads(config_text(config))) == config
+    assert parse_config({}).entrants.resubmit is Resubmit.NEW
+    with pytest.raises(ConfigError, match=r'^entrants\.resubmit: "maybe" is not "new" or "carry"$'):
+        parse_config({"entrants": {"resubmit": "maybe"}})
+    with pytest.raises(ConfigError, match=r'^entrants\.resubmit: 3 is not "new" or "carry"$'):
+        parse_config({"entrants": {"resubmit": 3}})

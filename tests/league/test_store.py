@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from arena.league.store import MIGRATIONS, SCHEMA_VERSION, Planned, Store, StoreError, migrate
+from arena.league.store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    BatchMode,
+    BotFault,
+    EntrantStatus,
+    FaultCount,
+    FaultLine,
+    FaultRow,
+    FaultTally,
+    Planned,
+    Store,
+    StoreError,
+    StoreReader,
+    migrate,
+)
 
 
 def record(match_id: str, faults: list[dict[str, object]] | None = None) -> dict[str, object]:
@@ -118,3 +134,53 @@ def test_a_failed_transaction_is_rolled_back(tmp_path: Path) -> None:
             store.set_meta("rated_batches", "5")
             raise RuntimeError
         assert store.get_meta("rated_batches") is None
+
+
+def test_the_reader_reads_what_the_store_wrote_and_cannot_write(tmp_path: Path) -> None:
+    fault = {"seat": 1, "step": 0, "status": "crash", "message": "gone", "stderr_tail": "x"}
+    path = tmp_path / "l.db"
+    with Store.open(path) as store:
+        fill(store)
+        store.record_match(record("m1", [fault]), (2, 1))
+        store.record_match(record("m0"), (1, 2))
+    with StoreReader.open(path) as reader:
+        assert not hasattr(reader, "record_match")
+        assert reader.last_row() == 2
+        assert [m.match_id for m in reader.results_after(0)] == ["m1", "m0"]  # as stored
+        assert [m.match_id for m in reader.results_after(1)] == ["m0"]
+        assert reader.last_finished().endswith("Z")
+        assert reader.faults_of(1) == [BotFault("m1", "take5", 1, 0, "crash", "gone", "x")]
+        assert reader.faults_of(2) == []
+        assert reader.fault_kinds(1) == [FaultTally(status="crash", faults=1)]
+        stored = list(reader.stored_results())
+        assert [s.match_id for s in stored] == ["m0", "m1"]  # in schedule order
+        assert stored[1].fault_rows == (
+            FaultRow(seat=1, bot=1, step=0, status="crash", message="gone"),
+        )
+        assert stored[1].record == record("m1", [fault])
+        counts = reader.fault_counts(0)
+        assert counts[1] == FaultCount(played=2, faulted=1, example="crash: gone")
+        assert counts[2].faulted == 0 and counts[2].example == ""
+        assert reader.fault_list() == [FaultLine("m1", "a", 0, "crash", "gone")]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            reader.db.execute("DELETE FROM results")
+
+
+def test_statuses_and_modes_are_stored_as_the_schema_spells_them(tmp_path: Path) -> None:
+    listed = re.search(r"status TEXT .*-- (.*)", MIGRATIONS[0])
+    assert listed is not None
+    assert set(listed.group(1).split(" | ")) == {s.value for s in EntrantStatus}
+    assert {m.value for m in BatchMode} == {"uniform", "adaptive"}
+    with Store.open(tmp_path / "l.db") as store:
+        fill(store)
+        store.add_entrant("a", "h3", "me", "2", "bots/a2", ["take5"], 1)
+        store.set_status(2, EntrantStatus.SUSPENDED, "faults")
+        rows = store.db.execute("SELECT id, status FROM bots ORDER BY id").fetchall()
+        assert rows == [(1, "replaced"), (2, "suspended"), (3, "active")]
+        assert [e.status for e in store.entrants()] == [
+            EntrantStatus.REPLACED,
+            EntrantStatus.SUSPENDED,
+            EntrantStatus.ACTIVE,
+        ]
+        assert all(type(e.status) is EntrantStatus for e in store.entrants())
+        assert store.db.execute("SELECT mode FROM batches").fetchall() == [("uniform",)]

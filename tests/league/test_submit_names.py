@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -30,3 +31,15 @@ def test_submit_refuses_a_misnamed_game_and_enters_nothing(tmp_path: Path) -> No
     assert "unknown game '6nimmt' (did you mean 'take5'?" in out
     code, out = run("bots", "--league", str(league))
     assert code == 0 and "friend" not in out, out
+
+
+def test_check_takes_a_league_by_its_bare_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = run("league", "init", "friends")
+    assert code == 0 and (tmp_path / "results" / "friends" / "league.toml").exists(), out
+    code, out = run("check", "builtin:random", "--matches", "1", "--league", "friends")
+    assert code == 0 and out.rstrip().endswith("PASS"), out
+    code, out = run("check", "builtin:random", "--league", "strangers")
+    assert code == 1 and "strangers" in out, out

@@ -62,6 +62,7 @@ def test_check_passes_a_good_bot() -> None:
     code, out = run("check", str(BOTS / "manifest_ok"), "--matches", "2")
     assert code == 0, out
     assert "ok   hello: name 'good'" in out
+    assert "note its hello says name 'good' but bot.toml says 'manifest-ok'" in out
     assert "ok   take5: 2 matches" in out and out.rstrip().endswith("PASS")
 
 

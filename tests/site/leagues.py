@@ -16,7 +16,7 @@ from arena.games import GAMES
 from arena.league.config import GameConfig, LeagueConfig, default_config
 from arena.league.core import League
 from arena.league.rating import LeagueRatings
-from arena.league.store import Planned
+from arena.league.store import BatchMode, EntrantStatus, Planned
 from arena.match import demote_faulted
 from arena.players import RandomPlayer, play_local
 
@@ -172,12 +172,12 @@ def make_league(
                             )
                         )
             with store.transaction():
-                store.add_batch(batch, "uniform", batch, planned)
+                store.add_batch(batch, BatchMode.UNIFORM, batch, planned)
             for plan, record in zip(planned, records, strict=True):
                 store.record_match(record, plan.bots)
             ratings.rate_batch(store.outcomes(batch))
             with store.transaction():
                 store.save_ratings(ratings.rows())
                 store.set_meta("rated_batches", str(batch + 1))
-        store.set_status(hostile, "suspended", HOSTILE_REASON)
+        store.set_status(hostile, EntrantStatus.SUSPENDED, HOSTILE_REASON)
     return folder
