@@ -1,6 +1,6 @@
 """The league: who plays, which matches, what they gave, and what it means.
 
-- :mod:`~arena.league.config`: ``league.toml``
+- :mod:`~arena.league.config`: ``league.toml``, each key declared once (type, default, range, help)
 - :mod:`~arena.league.schedule`: which matches to play next
 - :mod:`~arena.league.store`: ``league.db`` (the only module that knows its schema)
 - :mod:`~arena.league.rating`: TrueSkill over the results in schedule order

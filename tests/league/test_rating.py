@@ -187,10 +187,10 @@ def test_loading_rows_gives_the_same_rows_back() -> None:
 def test_resubmit_reads_as_its_enum_and_writes_back_as_its_word() -> None:
     config = parse_config({"entrants": {"resubmit": "carry"}})
     assert config.entrants.resubmit is Resubmit.CARRY
-    assert '\nresubmit = "carry"\n' in config_text(config)
+    assert '\nresubmit = "carry"  # ' in config_text(config)
     assert parse_config(tomllib.loads(config_text(config))) == config
     assert parse_config({}).entrants.resubmit is Resubmit.NEW
-    with pytest.raises(ConfigError, match=r"^entrants\.resubmit: new or carry, not 'maybe'$"):
+    with pytest.raises(ConfigError, match=r'^entrants\.resubmit: "maybe" is not "new" or "carry"$'):
         parse_config({"entrants": {"resubmit": "maybe"}})
-    with pytest.raises(ConfigError, match=r"^entrants\.resubmit: 3 is not a valid string$"):
+    with pytest.raises(ConfigError, match=r'^entrants\.resubmit: 3 is not "new" or "carry"$'):
         parse_config({"entrants": {"resubmit": 3}})
