@@ -153,6 +153,10 @@ class BotPool:
             raise ArenaSetupError(f"cannot set up the sandbox for {bot.name}: {error}")
         return transport
 
+    def peek(self, bot: BotSpec, slot: int = 0) -> Connection | None:
+        """The connection kept for (bot, slot), alive or not, without starting one."""
+        return self._live.get((bot.source, slot))
+
     def put(self, bot: BotSpec, slot: int, connection: Connection) -> None:
         """Seat an already live connection as (bot, slot), e.g. an in-process agent in a test."""
         self.discard(bot, slot)

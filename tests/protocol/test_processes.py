@@ -187,7 +187,11 @@ def test_a_bot_that_died_between_matches_is_restarted_without_a_fault() -> None:
         for k in range(3):
             record = play(pool, bot, load_bot("builtin:first"), seed=k)
             assert not record.faults, record.faults
-            time.sleep(0.05)  # let it exit
+            kept = pool.peek(bot)
+            deadline = time.monotonic() + 10
+            while kept is not None and kept.alive() and time.monotonic() < deadline:
+                time.sleep(0.01)  # it exits after the end message: wait until it has
+            assert kept is not None and not kept.alive()
         assert pool.started == 3
 
 
