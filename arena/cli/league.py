@@ -163,14 +163,21 @@ def render_standings(summary: dict[str, object]) -> str:
             lines.append("")
             lines.append(f"{game}: TrueSkill, ranked by mu - 3*sigma")
             lines.append(
-                f"{'#':>3}  {'bot':<24} {'version':<12} {'rating':>7} {'mu':>7} {'sigma':>6}"
-                f" {'tables':>6} {'matches':>7} {'faults':>6}  status"
+                f"{'#':>3} {'tier':>4}  {'bot':<24} {'version':<12} {'rating':>7} {'mu':>7}"
+                f" {'95% interval':>15} {'tables':>6} {'matches':>7} {'faults':>6}  status"
             )
             for i, r in enumerate(table["ratings"], 1):
+                low, high = r["interval"]
                 lines.append(
-                    f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['conservative']:>7.2f}"
-                    f" {r['mu']:>7.2f} {r['sigma']:>6.2f} {r['tables']:>6} {r['matches']:>7}"
-                    f" {r['faulted_matches']:>6}  {shown(r['status'])}"
+                    f"{i:>3} {r['tier']:>4}  {shown(r['name']):<24} {r['version']:<12}"
+                    f" {r['conservative']:>7.2f} {r['mu']:>7.2f} {low:>7.2f}-{high:<7.2f}"
+                    f" {r['tables']:>6} {r['matches']:>7} {r['faulted_matches']:>6}"
+                    f"  {shown(r['status'])}"
+                )
+            if len({r["tier"] for r in table["ratings"]}) < len(table["ratings"]):
+                lines.append(
+                    "     bots of one tier are not separated yet: their mu differ by less than "
+                    "the uncertainty (95%)"
                 )
         if table["solo"]:
             lines.append("")
@@ -187,11 +194,14 @@ def render_standings(summary: dict[str, object]) -> str:
     assert isinstance(ranked, list)
     if ranked:
         lines.append("")
-        lines.append("overall: mean of the per-game ratings (mu - 3*sigma) over the games played")
+        lines.append(
+            "overall: mean of the per-game ratings (mu - 3*sigma) over every rated game of the "
+            "league, a game a bot does not play counted as a newcomer's rating"
+        )
         for i, r in enumerate(ranked, 1):
             lines.append(
                 f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['score']:>7.2f}  "
-                f"({r['games']} games)  {shown(r['status'])}"
+                f"(plays {r['games']} of {r['of']} games)  {shown(r['status'])}"
             )
     entrants = summary["entrants"]
     assert isinstance(entrants, list)

@@ -36,9 +36,11 @@ from arena.league.rating import (
     LeagueRatings,
     SoloScore,
     Standing,
+    interval,
     overall,
     rate_by_batches,
     solo_scores,
+    tiers,
 )
 from arena.league.schedule import plan_batch, trim_to_budget
 from arena.league.store import NO_FAULTS, Entrant, EntrantStatus, Planned, Store, StoreError
@@ -663,6 +665,10 @@ class League:
             out.append(GameStandings(game.name, ratings.standings(game.name), solo))
         return out
 
+    def newcomer(self) -> float:
+        """A new entrant's conservative rating: the floor of the overall ranking."""
+        return self.config.rating.mu - 3 * self.config.rating.sigma
+
     def summary(self) -> dict[str, JSON]:
         """Standings per game and overall, the entrants, and progress, as JSON."""
         entrants = {e.id: e for e in self.entrants()}
@@ -693,10 +699,12 @@ class League:
                         "conservative": round(s.conservative, 3),
                         "mu": round(s.mu, 3),
                         "sigma": round(s.sigma, 3),
+                        "interval": [round(x, 3) for x in interval(s)],
+                        "tier": tier,
                         "tables": s.sets,
                         "matches": s.matches,
                     }
-                    for s in g.rated
+                    for s, tier in zip(g.rated, tiers(g.rated), strict=True)
                 ],
                 "solo": [
                     {
@@ -717,8 +725,8 @@ class League:
             "stopped": self.stop_reason(),
             "games": games,
             "overall": [
-                {**who(o.bot), "score": round(o.score, 3), "games": o.games}
-                for o in overall({g.game: g.rated for g in per_game})
+                {**who(o.bot), "score": round(o.score, 3), "games": o.games, "of": o.of}
+                for o in overall({g.game: g.rated for g in per_game}, self.newcomer())
             ],
             "entrants": [
                 {

@@ -163,19 +163,63 @@ class OverallScore(NamedTuple):
 
     bot: int
     score: float
-    """Its mean conservative rating (``mu - 3 * sigma``) over the rated games it plays."""
+    """The mean over the league's rated games of its conservative rating (``mu - 3 * sigma``),
+    a game it does not play counted at the floor (a newcomer's rating)."""
     games: int
-    """The rated games the mean is taken over."""
+    """The rated games it plays."""
+    of: int
+    """The rated games of the league (what the mean is taken over)."""
 
 
-def overall(per_game: Mapping[str, Sequence[Standing]]) -> list[OverallScore]:
-    """Every rated bot's :class:`OverallScore`, best first (ties: by id)."""
+def overall(per_game: Mapping[str, Sequence[Standing]], floor: float = 0.0) -> list[OverallScore]:
+    """Every rated bot's :class:`OverallScore`, best first (ties: by id).
+
+    Fair to a bot that plays one game and to one that plays all: each is scored over every game
+    of ``per_game`` (the league's rated games), a game it does not play counting at ``floor``,
+    the conservative rating of a newcomer (``mu0 - 3 * sigma0``, 0 by default). So a specialist
+    ranks above an all-rounder only if its one rating outweighs the all-rounder's across games.
+    """
+    rated = [game for game, standings in per_game.items() if standings]
     values: dict[int, list[float]] = {}
-    for standings in per_game.values():
-        for s in standings:
+    for game in rated:
+        for s in per_game[game]:
             values.setdefault(s.bot, []).append(s.conservative)
-    out = [OverallScore(bot, sum(v) / len(v), len(v)) for bot, v in values.items()]
+    n = len(rated)
+    out = [
+        OverallScore(bot, (sum(v) + floor * (n - len(v))) / n, len(v), n)
+        for bot, v in values.items()
+    ]
     return sorted(out, key=lambda t: (-t.score, t.bot))
+
+
+SEPARATION_Z = 1.96
+"""Two ratings are separated when their means differ by more than this many standard deviations
+of the difference (95%, two-sided)."""
+
+
+def separated(a: Standing, b: Standing, z: float = SEPARATION_Z) -> bool:
+    """Whether the means of ``a`` and ``b`` differ by more than their uncertainty allows."""
+    return abs(a.mu - b.mu) > z * math.hypot(a.sigma, b.sigma)
+
+
+def tiers(ranked: Sequence[Standing], z: float = SEPARATION_Z) -> list[int]:
+    """A tier number (1, 2, ...) per bot of ``ranked`` (best first): a bot opens a new tier when
+    it is separated from the first bot of the current tier, so bots of one tier are not shown
+    apart by the evidence so far."""
+    out: list[int] = []
+    leader: Standing | None = None
+    for s in ranked:
+        if leader is None or separated(leader, s, z):
+            leader = s
+            out.append(len(set(out)) + 1)
+        else:
+            out.append(out[-1])
+    return out
+
+
+def interval(s: Standing, z: float = SEPARATION_Z) -> tuple[float, float]:
+    """The 95% interval of a bot's mean rating ``mu``."""
+    return s.mu - z * s.sigma, s.mu + z * s.sigma
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from arena.league.store import Entrant, EntrantStatus, StoredMatch, StoreReader
 from arena.site.cache import CACHE_FILE, VERSION, MatchList, MatchRow, SiteCache, Tally
 from arena.site.frames import build_viewer, embed_json
 from arena.site.pages import (
+    TREND_BATCHES,
     BotRef,
     GameTable,
     Opponent,
@@ -85,7 +86,11 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     env.filters["json_script"] = lambda v: Markup(embed_json(v))
     env.filters["zip_seats"] = lambda ranks: sorted((r, s) for s, r in enumerate(ranks))
     env.globals.update(
-        bot_path=bot_path, match_path=match_path, game_path=game_path, game_title=game_title
+        bot_path=bot_path,
+        match_path=match_path,
+        game_path=game_path,
+        game_title=game_title,
+        trend_batches=TREND_BATCHES,
     )
     return env
 
@@ -322,7 +327,9 @@ class Site(Pages):
             for g, s in standings.items()
             if any(max(c.seats) > 1 for c in self.league.config.games if c.name == g)
         }
-        ranking = overall_rows(overall(multi), self.bots, perf)
+        rating = self.league.config.rating
+        newcomer = rating.mu - 3 * rating.sigma
+        ranking = overall_rows(overall(multi, newcomer), self.bots, perf)
         last = reader.last_finished()
         played = cache.match_count()
         planned = self.league.store.planned_matches()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.games import GAMES
-from arena.league.rating import OverallScore, Standing
+from arena.league.rating import OverallScore, Standing, interval, tiers
 from arena.league.store import Entrant
 from arena.runtime.usage import UsageSummary
 from arena.site.cache import MatchRow, Perf, SiteCache
@@ -76,6 +76,11 @@ class RatingRow:
     mean_place: float
     fault_rate: float
     trend: float | None
+    tier: int
+    """Bots of one tier are not separated by the evidence so far (see rating.tiers)."""
+    low: float
+    high: float
+    """The 95% interval of mu."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ class OverallRow:
     bot: BotRef
     score: float
     games: int
+    of: int
     matches: int
     wins: int
     fault_rate: float
@@ -139,7 +145,8 @@ def game_tables(
     out = []
     for game in games:
         rows = []
-        for i, s in enumerate(standings.get(game, ())):
+        ranked = standings.get(game, ())
+        for i, (s, tier) in enumerate(zip(ranked, tiers(ranked), strict=True)):
             p = perf.get((game, s.bot), Perf(0, 0, 0, 0))
             rows.append(
                 RatingRow(
@@ -153,6 +160,8 @@ def game_tables(
                     p.mean_place,
                     p.fault_rate,
                     trend(cache, game, s, rated),
+                    tier,
+                    *interval(s),
                 )
             )
         solo_rows = []
@@ -195,6 +204,7 @@ def overall_rows(
                 bots.get(o.bot, unknown_bot(o.bot)),
                 o.score,
                 o.games,
+                o.of,
                 matches,
                 wins,
                 faulted / matches if matches else 0.0,

@@ -11,9 +11,13 @@ from arena.league.config import ConfigError, Rating, Resubmit, config_text, pars
 from arena.league.rating import (
     LeagueRatings,
     OverallScore,
+    Standing,
+    interval,
     overall,
     rate_by_batches,
+    separated,
     solo_scores,
+    tiers,
 )
 from arena.league.store import Outcome
 
@@ -110,20 +114,46 @@ def test_a_new_version_carries_the_old_rating_over_or_starts_afresh() -> None:
     assert fresh.ratings["take5"][3].mu < 25
 
 
-def test_overall_is_the_mean_conservative_rating_over_games_played() -> None:
+def test_overall_is_the_mean_over_the_leagues_games_with_a_floor_for_missing_ones() -> None:
     ratings = LeagueRatings(ENV)
     ratings.rate_batch([outcome((1, 2), (1, 2))])
     other = Outcome("x", 0, 1, "ten", 1, (1, 3), (2, 1), (0, 1), 0)
     ratings.rate_batch([other])
     per_game = {g: ratings.standings(g) for g in ("take5", "ten")}
-    table = {bot: (score, n) for bot, score, n in overall(per_game)}
     c = {g: {s.bot: s.conservative for s in per_game[g]} for g in per_game}
-    assert table[1] == (pytest.approx((c["take5"][1] + c["ten"][1]) / 2), 2)
-    assert table[2] == (pytest.approx(c["take5"][2]), 1)
+    for floor in (0.0, -5.0):
+        table = {o.bot: (o.score, o.games, o.of) for o in overall(per_game, floor)}
+        assert table[1] == (pytest.approx((c["take5"][1] + c["ten"][1]) / 2), 2, 2)
+        assert table[2] == (pytest.approx((c["take5"][2] + floor) / 2), 1, 2)  # no ten: floor
+        assert table[3] == (pytest.approx((c["ten"][3] + floor) / 2), 1, 2)
+        ranked = overall(per_game, floor)
+        assert [o.score for o in ranked] == sorted(t[0] for t in table.values())[::-1]
     best = overall(per_game)[0]
     assert isinstance(best, OverallScore)
-    assert (best.bot, best.score, best.games) == (best[0], best[1], best[2])
-    assert [o.score for o in overall(per_game)] == sorted(table[b][0] for b in table)[::-1]
+    assert (best.bot, best.score, best.games, best.of) == tuple(best)
+
+
+def test_a_specialist_does_not_outrank_an_all_rounder_on_one_game() -> None:
+    # bot 1 is rated 20 in one game only; bot 2 is rated 15 in each of three games
+    per_game = {
+        "take5": [Standing(1, 20 + 3 * 1.0, 1.0, 9, 9), Standing(2, 15 + 3 * 1.0, 1.0, 9, 9)],
+        "ten": [Standing(2, 18.0, 1.0, 9, 9)],
+        "phase10": [Standing(2, 18.0, 1.0, 9, 9)],
+    }
+    ranked = overall(per_game, floor=0.0)
+    assert [(o.bot, o.games, o.of) for o in ranked] == [(2, 3, 3), (1, 1, 3)]
+    assert ranked[1].score == pytest.approx(20 / 3)
+
+
+def test_tiers_group_bots_that_the_evidence_does_not_separate() -> None:
+    close = [Standing(b, mu, 1.0, 9, 9) for b, mu in ((1, 30.0), (2, 29.0), (3, 28.0), (4, 20.0))]
+    # 30 vs 29 and 28: |d| <= 1.96 * sqrt(2) = 2.77, one tier; 20 is far below: a new tier
+    assert tiers(close) == [1, 1, 1, 2]
+    assert separated(close[0], close[3]) and not separated(close[0], close[2])
+    assert tiers([Standing(b, 25.0, 8.0, 1, 1) for b in range(5)]) == [1] * 5  # all uncertain
+    sure = [Standing(b, 30.0 - 5 * b, 0.5, 99, 99) for b in range(4)]
+    assert tiers(sure) == [1, 2, 3, 4]
+    assert interval(Standing(1, 25.0, 2.0, 1, 1)) == pytest.approx((25 - 3.92, 25 + 3.92))
 
 
 def test_solo_results_make_a_score_table() -> None:
