@@ -72,7 +72,7 @@ table is needed to tell the bots apart, and the fixed-point iteration may not co
 
 _SECULAR_ITERATIONS = 200
 _FIXED_POINT_ITERATIONS = 500
-_FIXED_POINT_TOLERANCE = 1e-12
+_FIXED_POINT_TOLERANCE = 1e-11
 
 
 # -- block scores -------------------------------------------------------------------------------
@@ -277,32 +277,28 @@ def _check_counts(counts: Sequence[float], values: Sequence[float]) -> float:
     return total
 
 
-def _secular_root(
-    weights: Sequence[float], h: Sequence[float], lo: float, hi: float, start: float
-) -> float:
-    """The root in ``(lo, hi)`` of ``f(x) = sum w_k h_k / (1 + x h_k)`` (strictly decreasing
-    there, positive near ``lo``, negative near ``hi``): Newton steps kept inside a shrinking
-    bracket, bisecting when a step would leave it."""
+def _secular_root(seen: Sequence[tuple[float, float]], lo: float, hi: float, start: float) -> float:
+    """The root in ``(lo, hi)`` of ``f(x) = sum w_k h_k / (1 + x h_k)`` over the observed
+    ``(w_k, h_k)`` (strictly decreasing there, positive near ``lo``, negative near ``hi``):
+    Newton steps kept inside a shrinking bracket, bisecting when a step would leave it."""
     a, b = lo, hi
     x = start if lo < start < hi else 0.0
     for _ in range(_SECULAR_ITERATIONS):
         fx = slope = 0.0
-        for w, hk in zip(weights, h, strict=True):
-            if w:
-                q = hk / (1 + x * hk)
-                fx += w * q
-                slope -= w * q * q
+        for w, hk in seen:
+            q = hk / (1 + x * hk)
+            fx += w * q
+            slope -= w * q * q
         if fx == 0:
             return x
         if fx > 0:
             a = x
         else:
             b = x
-        step = fx / slope if slope else 0.0
-        nxt = x - step
+        nxt = x - fx / slope
         if not a < nxt < b:
             nxt = (a + b) / 2
-        if nxt == x or abs(nxt - x) <= 1e-15 * max(1.0, abs(x)):
+        if abs(nxt - x) <= 1e-15 * max(1.0, abs(x)):
             return nxt
         x = nxt
     return x
@@ -317,32 +313,29 @@ def _mle_linear(
     ``p_k = (n_k / n) / (1 + x h_k)`` on the observed bins; when the secular root would leave
     ``[-1 / max h, -1 / min h]`` (it cannot while the bin of extreme ``h`` is observed), ``x``
     stops at the end of that interval and the unobserved extreme bin takes the rest of the mass.
+    ``start`` is where the root search begins (the previous root, when solving again).
     """
     total = float(sum(counts))
-    weights = [n / total for n in counts]
+    seen = [(n / total, hk) for n, hk in zip(counts, h, strict=True) if n]
     hmax, hmin = max(h), min(h)
     if not hmin < 0 < hmax:
         raise ValueError("the constraint cannot be met on these bins")
     lo, hi = -1 / hmax, -1 / hmin
-    top = max(range(len(h)), key=lambda k: (h[k], -k))
-    bottom = min(range(len(h)), key=lambda k: (h[k], k))
-    top_seen = any(w and hk == hmax for w, hk in zip(weights, h, strict=True))
-    bottom_seen = any(w and hk == hmin for w, hk in zip(weights, h, strict=True))
-
-    def f(x: float) -> float:
-        return sum(w * hk / (1 + x * hk) for w, hk in zip(weights, h, strict=True) if w)
-
     spare: int | None = None
-    if not top_seen and f(lo) <= 0:
-        x, spare = lo, top
-    elif not bottom_seen and f(hi) >= 0:
-        x, spare = hi, bottom
+    if all(hk < hmax for _, hk in seen) and _secular(seen, lo) <= 0:
+        x, spare = lo, h.index(hmax)
+    elif all(hk > hmin for _, hk in seen) and _secular(seen, hi) >= 0:
+        x, spare = hi, h.index(hmin)
     else:
-        x = _secular_root(weights, h, lo, hi, start)
-    p = [w / (1 + x * hk) if w else 0.0 for w, hk in zip(weights, h, strict=True)]
+        x = _secular_root(seen, lo, hi, start)
+    p = [n / total / (1 + x * hk) if n else 0.0 for n, hk in zip(counts, h, strict=True)]
     if spare is not None:
         p[spare] = max(0.0, 1 - sum(p))
     return p, x
+
+
+def _secular(seen: Sequence[tuple[float, float]], x: float) -> float:
+    return sum(w * hk / (1 + x * hk) for w, hk in seen)
 
 
 def mle_mean(counts: Sequence[float], values: Sequence[float], score: float) -> list[float]:
@@ -354,18 +347,29 @@ def mle_mean(counts: Sequence[float], values: Sequence[float], score: float) -> 
 
 
 def mle_t_value(
-    counts: Sequence[float], values: Sequence[float], t: float, ref: float = 0.5
+    counts: Sequence[float],
+    values: Sequence[float],
+    t: float,
+    ref: float = 0.5,
+    start: Sequence[float] | None = None,
 ) -> list[float]:
     """The maximum-likelihood distribution over the bins among those with
-    ``(mu - ref) / sigma = t`` (for ``t = 0``: with mean ``ref``)."""
+    ``(mu - ref) / sigma = t`` (for ``t = 0``: with mean ``ref``).
+
+    The fixed-point iteration starts from ``start`` (a distribution over the bins with a
+    positive variance, e.g. the optimum for the previous block's counts, which saves most of
+    the iterations) or else from the uniform distribution."""
     _check_counts(counts, values)
     if t == 0:
         return mle_mean(counts, values, ref)
-    p = [1 / len(values)] * len(values)
+    p = list(start) if start is not None else [1 / len(values)] * len(values)
     x = 0.0
     for _ in range(_FIXED_POINT_ITERATIONS):
         mu = sum(pk * a for pk, a in zip(p, values, strict=True))
         sigma = math.sqrt(sum(pk * (a - mu) ** 2 for pk, a in zip(p, values, strict=True)))
+        if sigma <= 0:  # a point mass: no t-value; start again from the uniform distribution
+            p = [1 / len(values)] * len(values)
+            continue
         h = [a - ref - t * sigma * (1 + ((a - mu) / sigma) ** 2) / 2 for a in values]
         new, x = _mle_linear(counts, h, x)
         change = max(abs(u - v) for u, v in zip(new, p, strict=True))
@@ -383,15 +387,24 @@ def log_likelihood(counts: Sequence[float], p: Sequence[float]) -> float:
 def llr(counts: Sequence[float], values: Sequence[float], hypotheses: Hypotheses) -> float:
     """The generalised log-likelihood ratio of H1 against H0 for ``counts[k]`` blocks of score
     ``values[k]``: the log-likelihood of the best distribution under H1 minus that under H0."""
+    return _llr_and_optima(counts, values, hypotheses, None)[0]
+
+
+def _llr_and_optima(
+    counts: Sequence[float],
+    values: Sequence[float],
+    hypotheses: Hypotheses,
+    starts: tuple[Sequence[float], Sequence[float]] | None,
+) -> tuple[float, tuple[list[float], list[float]]]:
     if hypotheses.scale is Scale.NELO:
         t0, t1 = hypotheses.t_values()
-        p0 = mle_t_value(counts, values, t0)
-        p1 = mle_t_value(counts, values, t1)
+        p0 = mle_t_value(counts, values, t0, start=None if starts is None else starts[0])
+        p1 = mle_t_value(counts, values, t1, start=None if starts is None else starts[1])
     else:
         s0, s1 = hypotheses.scores()
         p0 = mle_mean(counts, values, s0)
         p1 = mle_mean(counts, values, s1)
-    return log_likelihood(counts, p1) - log_likelihood(counts, p0)
+    return log_likelihood(counts, p1) - log_likelihood(counts, p0), (p0, p1)
 
 
 # -- estimates ----------------------------------------------------------------------------------
@@ -516,6 +529,8 @@ class SequentialTest:
         self.values = bin_values(seats)
         self.counts = [0] * len(self.values)
         self.status = Status(0, 0.0, bounds.lower, bounds.upper, Verdict.UNDECIDED, False)
+        self._optima: tuple[list[float], list[float]] | None = None
+        """The H0 and H1 optima of the previous block: where the next fixed point starts."""
 
     @property
     def blocks(self) -> int:
@@ -537,7 +552,9 @@ class SequentialTest:
             raise ValueError(f"bin {k} is not between 0 and {len(self.counts) - 1}")
         self.counts[k] += 1
         blocks = self.status.blocks + 1
-        value = llr(self.counts, self.values, self.hypotheses)
+        value, self._optima = _llr_and_optima(
+            self.counts, self.values, self.hypotheses, self._optima
+        )
         verdict = verdict_of(value, self.bounds)
         capped = self.max_blocks is not None and blocks >= self.max_blocks
         finished = verdict is not Verdict.UNDECIDED or capped
