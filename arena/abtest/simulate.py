@@ -7,8 +7,9 @@ the observation alone) and, with probability ``eps``, a uniformly random legal a
 **Blocks.** :func:`play_block` plays one duplicate block with :func:`arena.players.play_local`:
 the same deal (seed) twice, NEW in a seat, then OLD in that seat, the other seats held by the
 same opponents seeded the same way in both games (so they play the same until the two games part
-ways). NEW and OLD draw their noise from different seeds, as two processes would. Block ``b`` of
-a pool puts the tested seat at ``b mod seats``.
+ways). NEW and OLD draw their noise from different seeds, as two processes would, or (coupled)
+from the same seed, as two versions of a deterministic bot that differ in some decisions. Block
+``b`` of a pool puts the tested seat at ``b mod seats``.
 
 **Why pools.** A real game's true distribution of block scores is not known in closed form, so
 a benchmark cannot know whether H0 or H1 "really" holds for two noisy players. Instead a large
@@ -47,6 +48,7 @@ from arena.abtest.sprt import (
     bin_values,
     block_bin,
     normalised_place,
+    t_to_nelo,
 )
 from arena.games import JSON, Action, State, get_game
 from arena.games.take5 import bull_heads
@@ -221,13 +223,19 @@ def play_block(
     old: NoisyPolicy,
     opponent: NoisyPolicy,
     options: Mapping[str, JSON] | None = None,
+    coupled: bool = False,
 ) -> BlockOutcome:
     """Play deal ``seed`` twice, NEW then OLD in ``seat``; the opponents seeded alike both times.
 
-    No in-process player faults, so a place is the game's own rank."""
+    NEW and OLD draw their noise from different seeds, like two bots with randomness of their
+    own; ``coupled`` gives them the same seed instead, so that they play alike until the first
+    decision where one's noise fires and not the other's (two versions of a deterministic bot
+    that differ in some decisions). No in-process player faults, so a place is the game's own
+    rank."""
     spec = get_game(game)
     places = []
     for tested, tag in ((new, "new"), (old, "old")):
+        tag = "tested" if coupled else tag
         players = [
             tested.player(f"{seed}:{tag}") if s == seat else opponent.player(f"{seed}:{s}")
             for s in range(seats)
@@ -245,6 +253,8 @@ class Pool:
     new: NoisyPolicy
     old: NoisyPolicy
     blocks: tuple[BlockOutcome, ...]
+    coupled: bool = False
+    """Whether NEW and OLD shared their noise seed (see :func:`play_block`)."""
 
     def counts(self) -> list[int]:
         counts = [0] * len(bin_values(self.seats))
@@ -282,11 +292,14 @@ def play_blocks(
     count: int,
     seed: int = 0,
     options: Mapping[str, JSON] | None = None,
+    coupled: bool = False,
 ) -> list[BlockOutcome]:
     """Blocks ``first .. first + count - 1`` of a pool: block ``b`` deals seed
     ``seed * 1_000_000 + b`` and tests seat ``b mod seats`` (so chunks can be played apart)."""
     return [
-        play_block(game, seats, seed * 1_000_000 + b, b % seats, new, old, opponent, options)
+        play_block(
+            game, seats, seed * 1_000_000 + b, b % seats, new, old, opponent, options, coupled
+        )
         for b in range(first, first + count)
     ]
 
@@ -317,6 +330,11 @@ def t_value(p: Sequence[float], values: Sequence[float], ref: float = 0.5) -> fl
     """``(mu - ref) / sigma`` of a distribution over the bins."""
     mean, sigma = moments(p, values)
     return (mean - ref) / sigma
+
+
+def nelo_of(p: Sequence[float], values: Sequence[float]) -> float:
+    """The normalised Elo of a distribution over the bins (see :mod:`arena.abtest.sprt`)."""
+    return t_to_nelo(t_value(p, values))
 
 
 def tilted(p: Sequence[float], values: Sequence[float], theta: float) -> list[float]:
