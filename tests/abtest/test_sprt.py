@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import pytest
@@ -397,6 +398,10 @@ def test_estimate() -> None:
     assert found.nelo_low < found.nelo < found.nelo_high
     flat = estimate([0, 0, 4, 0, 0], values)
     assert flat.nelo is None and flat.score == 0.5 and flat.elo == 0
+    assert json.loads(json.dumps(found.to_json()))["score"] == pytest.approx(mean)
+    won = estimate([0, 0, 0, 0, 3], values)
+    assert won.elo == math.inf
+    assert won.to_json()["elo"] is None and won.to_json()["blocks"] == 3
 
 
 def test_fixed_sample_blocks() -> None:
@@ -416,6 +421,14 @@ def test_sequential_test_stops_at_the_first_crossing() -> None:
     assert statuses[15].llr == pytest.approx(16 * math.log(1.2))
     assert statuses[16].verdict is Verdict.H1 and statuses[16].finished
     assert test.blocks == 17 and test.verdict is Verdict.H1
+    assert statuses[16].to_json() == {
+        "blocks": 17,
+        "llr": pytest.approx(17 * math.log(1.2)),
+        "lower": pytest.approx(-math.log(19)),
+        "upper": pytest.approx(math.log(19)),
+        "verdict": "H1",
+        "finished": True,
+    }
     with pytest.raises(ValueError):
         test.add(1, 4)
 
