@@ -21,7 +21,9 @@ From each, ``--tests`` sequential tests resample blocks until a verdict and coun
   (one game's normalised place: ``(Var(c_new) + Var(c_old)) / 2``), in three pools: the
   identical players, and the stronger against the weaker player with a shared noise seed (two
   versions of a bot that differ in some decisions: this pool is the one tilted to H1) and with
-  noise of their own (half the blocks, for the variance only).
+  noise of their own (half the blocks, for the variance only), and a small change: the greedy
+  player against itself with ``--eps-small`` noise on a shared seed, at a table of noiseless
+  greedy players (half the blocks: two versions that differ in about 2% of their decisions).
 
 Then a real case, blocks played as a test plays them: the greedy player against the random one
 (expected: H1 within a few dozen blocks), per game, and a noisy player against itself.
@@ -127,6 +129,12 @@ def series(
     return merged([f.result() for f in futures])
 
 
+def gain(pool: Pool) -> float:
+    """Unpaired over paired variance per match (infinite when every block was a tie)."""
+    paired = pool.paired_variance()
+    return pool.unpaired_variance() / paired if paired > 0 else math.inf
+
+
 def hypotheses_of(args: argparse.Namespace) -> Hypotheses:
     if args.scale == "nelo":
         return Hypotheses.nelo(args.h0, args.h1)
@@ -147,6 +155,19 @@ def measure(args: argparse.Namespace, executor: ProcessPoolExecutor, seats: int)
     )
     apart = play_pool(
         executor, args.workers, args.game, seats, strong, weak, same, args.pool // 2, args.seed + 2
+    )
+    exact = NoisyPolicy(args.game, 0.0)
+    small = play_pool(
+        executor,
+        args.workers,
+        args.game,
+        seats,
+        exact,
+        NoisyPolicy(args.game, args.eps_small),
+        exact,
+        args.pool // 2,
+        args.seed + 3,
+        True,
     )
     truth0 = symmetrised(identical.counts())
     pool1 = [c / len(stronger.blocks) for c in stronger.counts()]
@@ -176,6 +197,7 @@ def measure(args: argparse.Namespace, executor: ProcessPoolExecutor, seats: int)
             (f"identical eps {args.eps}, own noise", identical),
             (f"eps {args.eps_new} vs {args.eps_old}, shared noise seed", stronger),
             (f"eps {args.eps_new} vs {args.eps_old}, own noise", apart),
+            (f"small change: eps 0 vs {args.eps_small}, shared seed, opponents eps 0", small),
         ),
     )
 
@@ -210,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eps", type=float, default=0.05, help="noise of identical players")
     parser.add_argument("--eps-new", type=float, default=0.0)
     parser.add_argument("--eps-old", type=float, default=0.1)
+    parser.add_argument(
+        "--eps-small", type=float, default=0.02, help="noise of the small-change variance pool"
+    )
     parser.add_argument(
         "--cap", type=float, default=20.0, help="stop a test undecided at this many fixed sizes"
     )
@@ -264,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, pool in r.pools:
             paired, unpaired = pool.paired_variance(), pool.unpaired_variance()
             print(
-                f"{r.seats:>5} {paired:>16.4f} {unpaired:>8.4f} {unpaired / paired:>6.2f}  "
+                f"{r.seats:>5} {paired:>16.4f} {unpaired:>8.4f} {gain(pool):>6.2f}  "
                 f"{label} ({len(pool.blocks)} blocks)"
             )
     print(
@@ -295,9 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     fpr = max(r.h0.h1_rate for r in rows)
     power = min(r.h1.h1_rate for r in rows)
     length = max(max(r.h0.mean_blocks, r.h1.mean_blocks) / r.fixed for r in rows)
-    ratios = [
-        pool.unpaired_variance() / pool.paired_variance() for r in rows for _, pool in r.pools
-    ]
+    ratios = [gain(pool) for r in rows for _, pool in r.pools]
     print(
         f"summary: worst false-positive rate {100 * fpr:.2f}% (goal {100 * args.alpha:g} +- 1.5), "
         f"lowest power {100 * power:.2f}% (goal >= {100 * (1 - args.beta) - 1.5:g}), longest mean "
