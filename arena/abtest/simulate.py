@@ -18,13 +18,15 @@ truth, and sequential tests drawn from it (blocks resampled independently, as bl
 test are independent deals) have known error rates:
 
 - H0 exactly: a pool of two identical players, symmetrised (swapping NEW and OLD of identical
-  players maps ``d`` to ``1 - d``, so the mixture of the pool and its mirror is what those players
-  would produce with unlimited blocks, with mean exactly 1/2 and t-value exactly 0);
+  players maps ``d`` to ``1 - d`` in distribution, so the mixture of the pool and its mirror is
+  as good an estimate of their distribution as the pool, with mean exactly 1/2 and t-value
+  exactly 0);
 - H1 exactly at the bound: a pool of a stronger against a weaker player, exponentially tilted
   (``p_k`` proportional to ``q_k e^(theta a_k)``) to the mean or t-value of H1. Tilting keeps the
-  shape of a real distribution (its support, its ties) and moves only its location; it is the
-  closest distribution to the pool (in Kullback-Leibler divergence) with that mean, which is also
-  why it is the least favourable alternative the GSPRT's MLE picks.
+  support of a real distribution (its ties, its skew) and reweights it smoothly; it is the
+  distribution with that mean closest to the pool in Kullback-Leibler divergence ``KL(p || q)``
+  (not the distribution the GSPRT's MLE fits, which minimises ``KL(q || p)``: the test is not
+  handed its own model).
 
 Resampling from a pool does not test the games; it tests the statistics on realistic block-score
 distributions of 3 to 10 seats (many bins, many ties, skew), which is what can go wrong.
