@@ -278,6 +278,17 @@ HYPOTHESES = st.one_of(
 )
 
 
+NEAR_ZERO = st.one_of(
+    st.tuples(st.floats(0.05, 0.9), st.floats(0.001, 0.09)).map(
+        lambda t: Hypotheses.score(t[0], t[0] + t[1])
+    ),
+    st.tuples(st.floats(-50, 0), st.floats(0.5, 60)).map(lambda t: Hypotheses.nelo(t[0], t[1])),
+)
+"""Hypotheses for the monotonicity property: any score pair, and nElo pairs around 0. For nElo
+pairs far from 0 (say H0 +140, H1 +185) it fails: one more block at the very top raises the
+standard deviation as well as the mean, and can lower the t-value H1 needs."""
+
+
 def mean_and_t(p: list[float], values: tuple[float, ...]) -> tuple[float, float]:
     mean = sum(pk * a for pk, a in zip(p, values, strict=True))
     sigma = math.sqrt(sum(pk * (a - mean) ** 2 for pk, a in zip(p, values, strict=True)))
@@ -323,8 +334,8 @@ def test_t_value_mle_meets_its_constraint(table: tuple[int, list[int]], nelo: fl
     assert mean_and_t(p, values)[1] == pytest.approx(t, abs=1e-7)
 
 
-@settings(max_examples=100, deadline=None)
-@given(bins(), HYPOTHESES)
+@settings(max_examples=150, deadline=None)
+@given(bins(), NEAR_ZERO)
 def test_llr_is_monotone_in_the_evidence(
     table: tuple[int, list[int]], hypotheses: Hypotheses
 ) -> None:
