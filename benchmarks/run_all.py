@@ -101,6 +101,12 @@ BENCHES = (
         ("--leagues", "2", "--budget", "300"),
     ),
     Bench(
+        "sprt",
+        "bench_sprt",
+        "A/B test (GSPRT): false positives, power, blocks to a verdict, duplicate-block variance",
+        ("--seats", "3", "4", "--pool", "300", "--tests", "200", "--real", "take5"),
+    ),
+    Bench(
         "site",
         "bench_site",
         "Leaderboard rendering: full and incremental site builds",
@@ -224,6 +230,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "dask": grep(r"^workers \d+: median"),
     "adaptive": last_line,
     "site": grep(r"full", r"new"),
+    "sprt": grep(r"^summary", r"^real: "),
 }
 
 DASK_ROW = re.compile(
