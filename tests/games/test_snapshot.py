@@ -215,7 +215,9 @@ BAD: list[tuple[str, Edit, str]] = [
 
 
 @pytest.mark.parametrize(("name", "edit", "message"), BAD)
-def test_a_bad_snapshot_is_refused_with_a_clear_message(name: str, edit: Edit, message: str) -> None:
+def test_a_bad_snapshot_is_refused_with_a_clear_message(
+    name: str, edit: Edit, message: str
+) -> None:
     snapshot = midgame(name)
     edit(snapshot)
     with pytest.raises(GameError, match=message):
