@@ -167,6 +167,12 @@ def snap_rng(value: JSON) -> tuple[Any, ...]:
     return (version, tuple(words), gauss)
 
 
+def generator_state(rng: random.Random) -> list[JSON]:
+    """``rng``'s state in JSON, as snapshots hold it: ``[version, [625 words], gauss]``."""
+    version, words, gauss = rng.getstate()
+    return [version, list(words), gauss]
+
+
 def check_conserved(game: str, found: Sequence[Any], deck: Sequence[Any]) -> None:
     """Every card of ``deck`` is somewhere in ``found``, once (as often as the deck holds it)."""
     have, want = Counter(found), Counter(deck)
@@ -379,12 +385,11 @@ class State(ABC):
         """What every snapshot holds: seed, seats, options (all filled in) and the state of the
         random generator as ``[version, [625 words], gauss]``, so a restored position deals
         what this one would."""
-        version, words, gauss = self.rng.getstate()
         return {
             "seed": self.seed,
             "seats": self.seats,
             "options": dict(self.options),
-            "rng": [version, list(words), gauss],
+            "rng": generator_state(self.rng),
         }
 
     def restore(self, snapshot: dict[str, JSON]) -> None:
