@@ -32,6 +32,9 @@ CASES: list[tuple[str, int, dict[str, JSON]]] = [
     ("phase10", 2, {"max_hands": 3, "max_turns": 30, "skip_next": True}),
     ("phase10", 3, {"pick_phase": True, "hit_others_same_turn": False, "max_hands": 2}),
     ("phase10", 2, {"phases": "even", "first_phases": 1, "max_turns": 40}),
+    # tie-break hands are common here: everyone finishes after one short hand
+    ("phase10", 4, {"all_advance": True, "first_phases": 1, "max_turns": 1}),
+    ("phase10", 4, {"all_advance": True, "first_phases": 1, "max_turns": 2, "tiebreak": "lay"}),
 ]
 
 

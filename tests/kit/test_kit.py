@@ -8,13 +8,14 @@ import importlib.util
 import itertools
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -126,6 +127,7 @@ class Blocked:
 sys.meta_path.insert(0, Blocked())
 sys.path.insert(0, sys.argv[1])
 import random
+import re
 import rules
 
 state = rules.new_game(3, 3, {"max_hands": 1} if rules.GAME == "phase10" else {})
@@ -170,24 +172,25 @@ def positions(game: str, seats: int, options: dict[str, JSON], seed: int) -> Ite
 
 
 WORLDS = [
-    ("take5", 4, {}),
-    ("take5", 3, {"professional": True, "tactics": True}),
-    ("ten", 3, {}),
-    ("ten", 2, {"token_cap": 3}),
-    ("phase10", 3, {"max_hands": 3}),
-    ("phase10", 2, {"pick_phase": True, "hit_others_same_turn": False, "max_hands": 4}),
+    ("take5", 4, {}, 5),
+    ("take5", 3, {"professional": True, "tactics": True}, 5),
+    ("ten", 3, {}, 5),
+    ("ten", 2, {"token_cap": 3}, 5),
+    ("phase10", 3, {"max_hands": 3}, 5),
+    ("phase10", 2, {"pick_phase": True, "hit_others_same_turn": False, "max_hands": 4}, 5),
+    ("phase10", 4, {"all_advance": True, "first_phases": 1, "max_turns": 1}, 10),  # tie-breaks
 ]
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), WORLDS)
+@pytest.mark.parametrize(("game", "seats", "options", "seed"), WORLDS)
 def test_a_sampled_world_shows_the_seat_exactly_what_it_saw(
-    models: dict[str, Any], game: str, seats: int, options: dict[str, JSON]
+    models: dict[str, Any], game: str, seats: int, options: dict[str, JSON], seed: int
 ) -> None:
     """Its observation, and (at its decisions, given its events) its legal actions, unchanged;
     in Phase 10 without the events too, observations and all."""
     sample_world = models[game].sample_world
     rng = random.Random(7)
-    for state in positions(game, seats, options, 5):
+    for state in positions(game, seats, options, seed):
         for seat in range(seats):
             seen = json.loads(json.dumps(state.observation(seat)))
             events = json.loads(json.dumps(state.events_for(seat)))
@@ -360,3 +363,21 @@ def test_a_kit_bot_passes_the_conformance_check(tmp_path: Path, game: str, lang:
         (f.status, f.message, f.stderr_tail) for g in report.games for f in g.faults()
     ]
     assert [g.game for g in report.games] == [game]
+
+
+def test_the_guides_monte_carlo_example_plays(models: dict[str, Any]) -> None:
+    """protocol/WRITING_A_BOT.md's determinized Monte-Carlo ``choose`` runs on the kit's rules
+    and always answers an index into ``legal``."""
+    guide = Path(__file__).resolve().parents[2] / "protocol" / "WRITING_A_BOT.md"
+    code = re.findall(r"```python\n(def choose\(.*?)```", guide.read_text(), re.S)[0]
+    namespace: dict[str, Any] = {"rules": models["take5"], "rng": random.Random(1)}
+    exec(code.replace("range(20)", "range(2)"), namespace)
+    state = get_game("take5").new(3, 2, {"max_rounds": 1})
+    while not state.is_over():
+        for seat in state.to_move():
+            legal = state.legal(seat)
+            match = SimpleNamespace(seat=seat, options=state.options, events=state.events_for(seat))
+            index = namespace["choose"](state.observation(seat), legal, match)
+            assert 0 <= index < len(legal)
+            state.apply(seat, legal[index])
+            break
