@@ -552,6 +552,16 @@ class GameSpec:
         state.restore(dict(snapshot))
         state.rng.setstate(rng)
         state.log = []
+        movers = state.to_move()
+        if not state.is_over() and not movers:
+            raise SnapshotError(
+                f"{self.name} snapshot: nobody is to move, yet the game is not over"
+            )
+        for seat in movers:
+            if not state.legal(seat):
+                raise SnapshotError(
+                    f"{self.name} snapshot: seat {seat} is to move with no legal action"
+                )
         return state
 
     def new(self, seed: int, seats: int, options: Mapping[str, JSON] | None = None) -> State:

@@ -426,7 +426,7 @@ class Take5State(State):
         if len(self.revealed) not in (0, self.seats):
             raise wrong(f"revealed holds one card per seat (or none), not {len(self.revealed)}")
         for card, seat in pairs:
-            if seat >= self.seats or self.revealed[seat] != card:
+            if seat >= len(self.revealed) or self.revealed[seat] != card:
                 raise wrong(f"to_place names {card} as seat {seat}'s card, revealed does not")
         if [card for card, _ in pairs] != sorted(card for card, _ in pairs):
             raise wrong("to_place is not lowest card first")

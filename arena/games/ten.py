@@ -802,6 +802,10 @@ class TenState(State):
             raise wrong("a payer and the card paid for are set exactly while paying")
         if self.decision is Decision.BUY and self.buyer is None:
             raise wrong("a buy decision needs a buyer")
+        if self.payer is None and self.owed:
+            raise wrong("nothing is owed outside a payment")
+        if self.payer is not None and not 0 < self.owed <= self.can_pay(self.payer):
+            raise wrong(f"seat {self.payer} owes {self.owed}, not 1..what it can pay")
         if any(CARDS[c].kind is Kind.CURRENCY for cards in self.collected for c in cards):
             raise wrong("currency cards are never collected")
 

@@ -175,6 +175,12 @@ def dropping_card(key: str) -> Edit:
     return edit
 
 
+def placing_unrevealed(snapshot: dict[str, JSON]) -> None:
+    """A card to place that no seat revealed."""
+    snapshot["to_place"] = [[snapshot["undealt"].pop(), 0]]
+    snapshot["revealed"] = []
+
+
 BAD: list[tuple[str, Edit, str]] = [
     # every game
     ("take5", setting("surprise", 1), "unknown key"),
@@ -199,6 +205,7 @@ BAD: list[tuple[str, Edit, str]] = [
     ("take5", setting("row_chooser", 1), "row_chooser must own the lowest card"),
     ("take5", setting("over", 1), "over must be true or false"),
     ("take5", setting("round_heads", [9, 9, 9]), "round_heads"),
+    ("take5", placing_unrevealed, "to_place names .* as seat 0's card, revealed does not"),
     # ten
     ("ten", setting("decision", "dance"), "decision must be one of bid, buy, draw, pay"),
     ("ten", duplicate_first_card("draw_pile", None), "cards not conserved"),
@@ -206,6 +213,8 @@ BAD: list[tuple[str, Edit, str]] = [
     ("ten", setting("currency", [99, 0, 0]), r"currency\[0\] must be a whole number 0..10"),
     ("ten", setting("decision", None), "a game not over has a decision"),
     ("ten", setting("active", 3), "active must be a whole number 0..2"),
+    ("ten", setting("owed", 99), "seat 0 owes 99, not 1..what it can pay"),
+    ("ten", setting("owed", 0), "seat 0 owes 0"),
     # phase10
     ("phase10", setting("step", "sing"), "step must be one of"),
     ("phase10", setting("hands", [["R1"], 5, []]), r"hands\[1\] must be a list"),
@@ -271,3 +280,9 @@ def test_a_mangled_snapshot_restores_or_raises_a_game_error(name: str, data: st.
     except GameError:
         return
     assert state.snapshot()["seats"] == snapshot["seats"]
+    rng = random.Random(0)
+    for _ in range(50):  # and a position it accepts plays on
+        if state.is_over():
+            break
+        seat = rng.choice(state.to_move())
+        state.apply(seat, rng.choice(state.legal(seat)))
