@@ -10,11 +10,14 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from arena.games.base import JSON, generator_state
+from arena.games.base import JSON, SnapshotError, generator_state
 from arena.games.phase10 import SPEC, Phase10State, Step
 from arena.games.phase10_groups import full_deck, sort_cards
 
 Events = Sequence[Mapping[str, JSON]]
+TRIES = 2000
+"""Deals tried before giving up on a world in which another seat can finish the phase it is
+laying down (its starting to lay says it can: a world where it cannot is no world)."""
 
 
 def discard_pile(events: Events) -> list[str]:
@@ -68,30 +71,19 @@ def sample_world(
     laying = observation["laying"]
     top: str | None = observation["discard_top"]
     size: int = observation["discard_size"]
-    pile = discard_pile(events) if events is not None else []
-    if len(pile) != size or (pile and pile[-1] != top):
-        pile = []  # no events (or not all of them): the cards under the top are not known
-    public = [*hand, *(c for g in table for c in g["cards"]), *pile]
+    told = discard_pile(events) if events is not None else []
+    if len(told) != size or (told and told[-1] != top):
+        told = []  # no events (or not all of them): the cards under the top are not known
+    public = [*hand, *(c for g in table for c in g["cards"]), *told]
     if laying is not None:
         groups = [*laying["groups"], *([laying["open"]] if laying["open"] else [])]
         public += [c for g in groups for c in g["cards"]]
     for s in range(seats):
         if s != seat:
             public += known[s]
-    if not pile and top is not None:
+    if not told and top is not None:
         public.append(top)
-    unseen = list((Counter(full_deck()) - Counter(public)).elements())
-    rng.shuffle(unseen)
-    if not pile and top is not None:
-        pile = [*(unseen.pop() for _ in range(size - 1)), top]
-    hands: list[list[str]] = []
-    for s in range(seats):
-        if s == seat:
-            hands.append(hand)
-            continue
-        more = observation["hand_sizes"][s] - len(known[s])
-        hands.append(sort_cards([*known[s], *unseen[:more]]))
-        del unseen[:more]
+    unseen_cards = list((Counter(full_deck()) - Counter(public)).elements())
     drawn, laid_this_turn = turn_facts(events or [], turn)
     decision = observation["decision"]
     if decision is not None:
@@ -102,35 +94,71 @@ def sample_world(
         step = str(Step.PLAY if drawn else Step.DRAW)
     caps = [e for e in events or [] if e.get("type") == "cap" and e.get("kind") == "turns"]
     blocks = [e for e in events or [] if e.get("type") == "blocked"]
-    snapshot: dict[str, JSON] = {
-        "seed": 0,
-        "seats": seats,
-        "options": SPEC.validate_options(options),
-        "rng": generator_state(random.Random(rng.getrandbits(64))),
-        "hand_no": observation["hand_no"],
-        "dealer": observation["dealer"],
-        "turn": turn,
-        "step": step,
-        "turns": observation["turns"],
-        "active": list(observation["active"]),
-        "tiebreak": observation["tiebreak"],
-        "tiebreak_winner": None,
-        "hands": hands,
-        "draw_pile": unseen,
-        "discard_pile": pile,
-        "table": table,
-        "laying": laying,
-        "laid": list(observation["laid"]),
-        "done": [list(d) for d in observation["completed"]],
-        "totals": list(observation["totals"]),
-        "skip_waiting": list(observation["skip_waiting"]),
-        "known": known,
-        "over": over,
-        "capped": None,
-        "laid_this_turn": step != Step.DRAW and laid_this_turn,
-        "turn_capped_hands": len(caps),
-        "blocked_hands": len(blocks),
-    }
-    world = SPEC.from_snapshot(snapshot)
-    assert isinstance(world, Phase10State)
-    return world
+    for _ in range(TRIES):
+        hands, pile, unseen = deal(observation, unseen_cards, known, told, top, rng)
+        snapshot: dict[str, JSON] = {
+            "seed": 0,
+            "seats": seats,
+            "options": SPEC.validate_options(options),
+            "rng": generator_state(random.Random(rng.getrandbits(64))),
+            "hand_no": observation["hand_no"],
+            "dealer": observation["dealer"],
+            "turn": turn,
+            "step": step,
+            "turns": observation["turns"],
+            "active": list(observation["active"]),
+            "tiebreak": observation["tiebreak"],
+            "tiebreak_winner": None,
+            "hands": hands,
+            "draw_pile": unseen,
+            "discard_pile": pile,
+            "table": table,
+            "laying": laying,
+            "laid": list(observation["laid"]),
+            "done": [list(d) for d in observation["completed"]],
+            "totals": list(observation["totals"]),
+            "skip_waiting": list(observation["skip_waiting"]),
+            "known": known,
+            "over": over,
+            "capped": None,
+            "laid_this_turn": step != Step.DRAW and laid_this_turn,
+            "turn_capped_hands": len(caps),
+            "blocked_hands": len(blocks),
+        }
+        try:
+            world = SPEC.from_snapshot(snapshot)
+        except SnapshotError:
+            if laying is None or turn == seat:
+                raise
+            continue  # the seat laying down cannot finish with the hand this deal gave it
+        assert isinstance(world, Phase10State)
+        return world
+    raise SnapshotError(f"no deal of {TRIES} lets seat {turn} finish the phase it is laying")
+
+
+def deal(
+    observation: Mapping[str, JSON],
+    unseen: list[str],
+    known: list[list[str]],
+    pile: list[str],
+    top: str | None,
+    rng: random.Random,
+) -> tuple[list[list[str]], list[str], list[str]]:
+    """The hands, the discard pile and the draw pile of one world: ``unseen`` shuffled and dealt
+    to the other hands (after the cards they are known to hold), under the discard pile's top
+    when ``pile`` (the pile as the events tell it) is empty, and the rest to the draw pile."""
+    seat: int = observation["seat"]
+    unseen = list(unseen)
+    rng.shuffle(unseen)
+    pile = list(pile)
+    if not pile and top is not None:
+        pile = [*(unseen.pop() for _ in range(observation["discard_size"] - 1)), top]
+    hands: list[list[str]] = []
+    for s in range(len(known)):
+        if s == seat:
+            hands.append(list(observation["hand"]))
+            continue
+        more = observation["hand_sizes"][s] - len(known[s])
+        hands.append(sort_cards([*known[s], *unseen[:more]]))
+        del unseen[:more]
+    return hands, pile, unseen
