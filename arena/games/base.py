@@ -17,7 +17,8 @@ import copy
 import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
@@ -64,6 +65,127 @@ class IllegalActionError(GameError, ValueError):
 
 class GameOverError(GameError):
     """The game is over (or not yet over, for :meth:`State.result`)."""
+
+
+class SnapshotError(GameError, ValueError):
+    """A snapshot the game cannot restore: not JSON of the right shape, a key missing or
+    unknown, cards not conserved, or a position the rules can never be in."""
+
+
+# -- reading snapshots ------------------------------------------------------------------------
+
+COMMON_KEYS: tuple[str, ...] = ("seed", "seats", "options", "rng")
+"""The keys every snapshot has (see :meth:`State.snapshot_head`); each game adds its own."""
+RNG_WORDS = 625
+"""The length of a Mersenne Twister state as ``random.Random.getstate`` gives it: 624 words and
+the position in them."""
+
+
+def shown(value: JSON) -> str:
+    """A value for an error message: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def snapshot_fields(game: str, data: JSON, keys: Sequence[str]) -> dict[str, JSON]:
+    """``data`` checked to be an object with exactly ``keys`` (plus :data:`COMMON_KEYS`)."""
+    if not isinstance(data, dict):
+        raise SnapshotError(f"a {game} snapshot is a JSON object, not {type(data).__name__}")
+    expected = [*COMMON_KEYS, *keys]
+    missing = [k for k in expected if k not in data]
+    unknown = sorted(shown(k) for k in data if k not in expected)
+    if missing:
+        raise SnapshotError(f"{game} snapshot: missing {', '.join(map(repr, missing))}")
+    if unknown:
+        raise SnapshotError(f"{game} snapshot: unknown key(s) {', '.join(unknown)}")
+    return data
+
+
+def snap_int(value: JSON, where: str, lo: int = 0, hi: int | None = None) -> int:
+    """``value`` checked to be a whole number (not a bool) in ``lo..hi``."""
+    if type(value) is not int or value < lo or (hi is not None and value > hi):
+        bound = f"{lo}..{hi}" if hi is not None else f"at least {lo}"
+        raise SnapshotError(f"snapshot: {where} must be a whole number {bound}, not {shown(value)}")
+    return value
+
+
+def snap_optional_int(value: JSON, where: str, lo: int = 0, hi: int | None = None) -> int | None:
+    return None if value is None else snap_int(value, where, lo, hi)
+
+
+def snap_bool(value: JSON, where: str) -> bool:
+    if type(value) is not bool:
+        raise SnapshotError(f"snapshot: {where} must be true or false, not {shown(value)}")
+    return value
+
+
+def snap_choice(value: JSON, where: str, choices: Collection[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise SnapshotError(
+            f"snapshot: {where} must be one of {', '.join(sorted(choices))}; not {shown(value)}"
+        )
+    return value
+
+
+def snap_list(value: JSON, where: str, length: int | None = None) -> list[JSON]:
+    """``value`` checked to be a list (of ``length`` items, if given)."""
+    if not isinstance(value, list):
+        raise SnapshotError(f"snapshot: {where} must be a list, not {shown(value)}")
+    if length is not None and len(value) != length:
+        raise SnapshotError(f"snapshot: {where} must hold {length} items, not {len(value)}")
+    return value
+
+
+def snap_ints(
+    value: JSON, where: str, lo: int = 0, hi: int | None = None, length: int | None = None
+) -> list[int]:
+    items = snap_list(value, where, length)
+    return [snap_int(v, f"{where}[{i}]", lo, hi) for i, v in enumerate(items)]
+
+
+def snap_cards(
+    value: JSON, where: str, cards: Collection[str], length: int | None = None
+) -> list[str]:
+    """A list of card codes, each one of ``cards``."""
+    items = snap_list(value, where, length)
+    for i, card in enumerate(items):
+        if not isinstance(card, str) or card not in cards:
+            raise SnapshotError(f"snapshot: {where}[{i}] is no card of the game: {shown(card)}")
+    return list(items)
+
+
+def snap_rng(value: JSON) -> tuple[Any, ...]:
+    """A ``random.Random`` state from its JSON form ``[version, [625 words], gauss]``."""
+    where = "rng"
+    items = snap_list(value, where, 3)
+    version = snap_int(items[0], "rng[0] (the version)", 3, 3)
+    words = snap_ints(items[1], "rng[1]", 0, 2**32 - 1, RNG_WORDS)
+    snap_int(words[-1], "rng[1]'s last word (the position)", 0, RNG_WORDS - 1)
+    gauss = items[2]
+    if gauss is not None and type(gauss) is not float:
+        raise SnapshotError(f"snapshot: rng[2] must be a number or null, not {shown(gauss)}")
+    return (version, tuple(words), gauss)
+
+
+def generator_state(rng: random.Random) -> list[JSON]:
+    """``rng``'s state in JSON, as snapshots hold it: ``[version, [625 words], gauss]``."""
+    version, words, gauss = rng.getstate()
+    return [version, list(words), gauss]
+
+
+def check_conserved(game: str, found: Sequence[Any], deck: Sequence[Any]) -> None:
+    """Every card of ``deck`` is somewhere in ``found``, once (as often as the deck holds it)."""
+    have, want = Counter(found), Counter(deck)
+    if have == want:
+        return
+    extra = sorted(map(str, (have - want).elements()))
+    lost = sorted(map(str, (want - have).elements()))
+    parts = []
+    if extra:
+        parts.append(f"not in the deck or too often: {' '.join(extra[:10])}")
+    if lost:
+        parts.append(f"missing: {' '.join(lost[:10])}")
+    raise SnapshotError(f"{game} snapshot: cards not conserved ({'; '.join(parts)})")
 
 
 @dataclass(frozen=True)
@@ -264,7 +386,29 @@ class State(ABC):
 
     @abstractmethod
     def snapshot(self) -> dict[str, JSON]:
-        """The whole position, hidden parts included, as JSON (for viewers and debugging)."""
+        """The whole position, hidden parts included, as JSON (for viewers, debugging, and
+        :meth:`GameSpec.from_snapshot`, which restores it): :meth:`snapshot_head` and the game's
+        own fields."""
+
+    def snapshot_head(self) -> dict[str, JSON]:
+        """What every snapshot holds: seed, seats, options (all filled in) and the state of the
+        random generator as ``[version, [625 words], gauss]``, so a restored position deals
+        what this one would."""
+        return {
+            "seed": self.seed,
+            "seats": self.seats,
+            "options": dict(self.options),
+            "rng": generator_state(self.rng),
+        }
+
+    def restore(self, snapshot: dict[str, JSON]) -> None:
+        """Set this state's own fields from ``snapshot`` (a game's :meth:`snapshot`), each
+        checked; raise :class:`SnapshotError` for anything the game cannot be in.
+
+        Called by :meth:`GameSpec.from_snapshot` on a new state of the snapshot's seats and
+        options, which then sets the generator; a game that cannot restore positions keeps this.
+        """
+        raise SnapshotError(f"{self.game} cannot restore positions from snapshots")
 
     @abstractmethod
     def resample_hidden(self, seat: int, rng: random.Random) -> State:
@@ -404,6 +548,40 @@ class GameSpec:
                 f"{self.name} is played by {self.min_seats} to {self.max_seats} seats, not {seats!r}"
             )
         return seats
+
+    def from_snapshot(self, snapshot: object) -> State:
+        """The position ``snapshot`` (from :meth:`State.snapshot`) describes, ready to play on:
+        its snapshot equals ``snapshot`` and it plays on as the original would, dealing the same
+        cards (the generator is restored). Its log starts empty. Anything the game cannot be in
+        raises :class:`SnapshotError` (or :class:`OptionError` for bad options)."""
+        if not isinstance(snapshot, dict):
+            raise SnapshotError(
+                f"a {self.name} snapshot is a JSON object, not {type(snapshot).__name__}"
+            )
+        for key in COMMON_KEYS:
+            if key not in snapshot:
+                raise SnapshotError(f"{self.name} snapshot: missing {key!r}")
+        seats = snap_int(snapshot["seats"], "seats", self.min_seats, self.max_seats)
+        seed = snap_int(snapshot["seed"], "seed")
+        options = snapshot["options"]
+        if not isinstance(options, dict):
+            raise SnapshotError(f"snapshot: options must be an object, not {shown(options)}")
+        rng = snap_rng(snapshot["rng"])
+        state = self.state_class(seed, seats, self.validate_options(options))
+        state.restore(dict(snapshot))
+        state.rng.setstate(rng)
+        state.log = []
+        movers = state.to_move()
+        if not state.is_over() and not movers:
+            raise SnapshotError(
+                f"{self.name} snapshot: nobody is to move, yet the game is not over"
+            )
+        for seat in movers:
+            if not state.legal(seat):
+                raise SnapshotError(
+                    f"{self.name} snapshot: seat {seat} is to move with no legal action"
+                )
+        return state
 
     def new(self, seed: object, seats: object, options: object = None) -> State:
         """A new game: seeded, with ``seats`` seats and the given options (defaults filled in).

@@ -29,7 +29,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final
+from typing import ClassVar, Final
 
 from arena.games.base import (
     JSON,
@@ -40,12 +40,23 @@ from arena.games.base import (
     OptionError,
     OptionSpec,
     Result,
+    SnapshotError,
     State,
+    check_conserved,
     competition_ranks,
+    snap_bool,
+    snap_cards,
+    snap_choice,
+    snap_int,
+    snap_ints,
+    snap_list,
+    snap_optional_int,
+    snapshot_fields,
 )
 from arena.games.phase10_groups import (
     COLOURS,
     HAND_SIZE,
+    ORDER,
     PHASES,
     SKIP,
     TOP,
@@ -645,6 +656,7 @@ class Phase10State(State):
 
     def snapshot(self) -> dict[str, JSON]:
         return {
+            **self.snapshot_head(),
             "hand_no": self.hand_no,
             "dealer": self.dealer,
             "turn": self.turn,
@@ -665,7 +677,145 @@ class Phase10State(State):
             "known": [list(k) for k in self.known],
             "over": self.over,
             "capped": self.capped,
+            "laid_this_turn": self.laid_this_turn,
+            "turn_capped_hands": self.turn_capped_hands,
+            "blocked_hands": self.blocked_hands,
         }
+
+    SNAPSHOT_KEYS: ClassVar[tuple[str, ...]] = (
+        "hand_no",
+        "dealer",
+        "turn",
+        "step",
+        "turns",
+        "active",
+        "tiebreak",
+        "tiebreak_winner",
+        "hands",
+        "draw_pile",
+        "discard_pile",
+        "table",
+        "laying",
+        "laid",
+        "done",
+        "totals",
+        "skip_waiting",
+        "known",
+        "over",
+        "capped",
+        "laid_this_turn",
+        "turn_capped_hands",
+        "blocked_hands",
+    )
+
+    def restore(self, snapshot: dict[str, JSON]) -> None:
+        data = snapshot_fields(self.game, snapshot, self.SNAPSHOT_KEYS)
+        n, last = self.seats, self.seats - 1
+        cards = ORDER
+        self.hand_no = snap_int(data["hand_no"], "hand_no", 1)
+        self.dealer = snap_int(data["dealer"], "dealer", 0, last)
+        self.turn = snap_int(data["turn"], "turn", 0, last)
+        self.step = Step(snap_choice(data["step"], "step", [str(s) for s in Step]))
+        self.turns = snap_int(data["turns"], "turns")
+        self.active = snap_ints(data["active"], "active", 0, last)
+        tiebreak = data["tiebreak"]
+        self.tiebreak = None if tiebreak is None else snap_ints(tiebreak, "tiebreak", 0, last)
+        self.tiebreak_winner = snap_optional_int(
+            data["tiebreak_winner"], "tiebreak_winner", 0, last
+        )
+        self.hands = [
+            snap_cards(h, f"hands[{s}]", cards)
+            for s, h in enumerate(snap_list(data["hands"], "hands", n))
+        ]
+        self.draw_pile = snap_cards(data["draw_pile"], "draw_pile", cards)
+        self.discard_pile = snap_cards(data["discard_pile"], "discard_pile", cards)
+        self.table = [
+            group_from_json(g, f"table[{i}]", i, n)
+            for i, g in enumerate(snap_list(data["table"], "table"))
+        ]
+        self.laying = None if data["laying"] is None else laydown_from_json(data["laying"], n)
+        phases = list(self.sequence)
+        self.laid = [
+            None if p is None else snap_int(p, f"laid[{s}]", 1, 10)
+            for s, p in enumerate(snap_list(data["laid"], "laid", n))
+        ]
+        self.done = [
+            snap_ints(d, f"done[{s}]", 1, 10)
+            for s, d in enumerate(snap_list(data["done"], "done", n))
+        ]
+        self.totals = snap_ints(data["totals"], "totals", 0, None, n)
+        self.skip_waiting = [
+            snap_bool(w, f"skip_waiting[{s}]")
+            for s, w in enumerate(snap_list(data["skip_waiting"], "skip_waiting", n))
+        ]
+        self.known = [
+            snap_cards(k, f"known[{s}]", cards)
+            for s, k in enumerate(snap_list(data["known"], "known", n))
+        ]
+        self.over = snap_bool(data["over"], "over")
+        capped = data["capped"]
+        self.capped = None if capped is None else snap_choice(capped, "capped", ["hands"])
+        self.laid_this_turn = snap_bool(data["laid_this_turn"], "laid_this_turn")
+        self.turn_capped_hands = snap_int(data["turn_capped_hands"], "turn_capped_hands")
+        self.blocked_hands = snap_int(data["blocked_hands"], "blocked_hands")
+        self._legal = None
+        on_table = [c for g in self.table for c in g.cards]
+        laying = self.laying.cards() if self.laying is not None else []
+        held = [c for hand in self.hands for c in hand]
+        found = [*held, *self.draw_pile, *self.discard_pile, *on_table, *laying]
+        check_conserved(self.game, found, full_deck())
+        self._check_restored(phases)
+
+    def _check_restored(self, phases: list[int]) -> None:
+        """What the rules keep true between decisions, so that a restored state plays on."""
+
+        def wrong(what: str) -> SnapshotError:
+            return SnapshotError(f"phase10 snapshot: {what}")
+
+        if not self.active or self.active != sorted(set(self.active)):
+            raise wrong("active must list the seats in play, in order, at least one")
+        if self.tiebreak is not None and self.tiebreak != self.active:
+            raise wrong("in a tie-break hand the seats in play are the tied seats")
+        for seat in range(self.seats):
+            if any(p not in phases for p in self.done[seat]) or len(set(self.done[seat])) != len(
+                self.done[seat]
+            ):
+                raise wrong(f"done[{seat}] must list phases of the sequence, each once")
+            laid = self.laid[seat]
+            if laid is not None and laid not in phases:
+                raise wrong(f"laid[{seat}] must be a phase of the sequence")
+            rest = list(self.hands[seat])
+            for card in self.known[seat]:
+                if card not in rest:
+                    raise wrong(f"known[{seat}] holds {card}, which hands[{seat}] does not")
+                rest.remove(card)
+            if seat not in self.active and self.hands[seat]:
+                raise wrong(f"seat {seat} sits out this hand, yet holds cards")
+        if (self.step is Step.LAY) != (self.laying is not None):
+            raise wrong("a phase is being laid exactly when the step is lay")
+        if self.laying is not None:
+            phase = self.laying.phase
+            if phase not in self._phases_open(self.turn) or len(self.laying.groups) >= len(
+                PHASES[phase]
+            ):
+                raise wrong(f"seat {self.turn} cannot be laying down phase {phase}")
+            needs = PHASES[phase]
+            groups = list(self.laying.groups)
+            if self.laying.open is not None:
+                groups.append(self.laying.open)
+            for i, group in enumerate(groups):
+                if group.kind is not needs[i].kind:
+                    raise wrong(f"group {i} being laid is no {needs[i].kind}")
+        if self.over:
+            return
+        if self.turn not in self.active:
+            raise wrong(f"seat {self.turn} is to move but sits out this hand")
+        if self.step is Step.DRAW and not (self._can_draw() or self._can_take()):
+            raise wrong("the seat to draw can draw from neither pile")
+        if self.step is not Step.DRAW and not self.hands[self.turn]:
+            raise wrong("the seat to play holds no card")
+        if self.capped is not None or self.tiebreak_winner is not None:
+            raise wrong("capped or a tie-break winner, yet not over")
 
     def position(self) -> str:
         top = self.discard_pile[-1] if self.discard_pile else "-"
@@ -752,6 +902,44 @@ class Phase10State(State):
                 f"places {event['ranks']}"
             )
         return str(event)
+
+
+def group_from_json(data: JSON, where: str, gid: int | None, seats: int) -> Group:
+    """A table group (or one being laid) from its JSON form (:meth:`Group.to_json`), checked."""
+    if not isinstance(data, dict):
+        raise SnapshotError(f"snapshot: {where} must be an object, not {type(data).__name__}")
+    owner = snap_int(data.get("owner"), f"{where}.owner", 0, seats - 1)
+    kind = Kind(snap_choice(data.get("kind"), f"{where}.kind", [str(k) for k in Kind]))
+    cards = snap_cards(data.get("cards"), f"{where}.cards", ORDER)
+    if kind is Kind.SET:
+        key = snap_int(data.get("n"), f"{where}.n", 1, TOP)
+    elif kind is Kind.RUN:
+        key = snap_int(data.get("lo"), f"{where}.lo", 1, TOP)
+    else:
+        key = COLOURS.index(snap_choice(data.get("c"), f"{where}.c", COLOURS)) + 1
+    group = Group(owner, kind, key, cards)
+    if group.to_json(gid) != data:
+        raise SnapshotError(f"snapshot: {where} is not a group as the game writes it: {data!r}")
+    slots = [group.key + i if kind is Kind.RUN else group.key for i in range(len(cards))]
+    if not all(fits_group(kind, slot, card) for slot, card in zip(slots, cards, strict=True)):
+        raise SnapshotError(f"snapshot: {where} holds a card that does not belong in it")
+    return group
+
+
+def laydown_from_json(data: JSON, seats: int) -> LayDown:
+    """A phase being laid from its JSON form (:meth:`LayDown.to_json`), checked."""
+    if not isinstance(data, dict) or sorted(data) != ["groups", "open", "phase"]:
+        raise SnapshotError(
+            f"snapshot: laying must be an object of phase, groups and open: {data!r}"
+        )
+    phase = snap_int(data["phase"], "laying.phase", 1, len(PHASES))
+    groups = [
+        group_from_json(g, f"laying.groups[{i}]", None, seats)
+        for i, g in enumerate(snap_list(data["groups"], "laying.groups"))
+    ]
+    opened = data["open"]
+    group = None if opened is None else group_from_json(opened, "laying.open", None, seats)
+    return LayDown(phase, groups, group)
 
 
 SPEC: GameSpec = GameSpec(

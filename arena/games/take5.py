@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Final
+from typing import ClassVar, Final
 
 from arena.games.base import (
     JSON,
@@ -20,9 +20,17 @@ from arena.games.base import (
     GameSpec,
     OptionSpec,
     Result,
+    SnapshotError,
     State,
+    check_conserved,
     competition_ranks,
     draw,
+    snap_bool,
+    snap_int,
+    snap_ints,
+    snap_list,
+    snap_optional_int,
+    snapshot_fields,
 )
 
 DECK_SIZE: Final = 104
@@ -327,6 +335,7 @@ class Take5State(State):
 
     def snapshot(self) -> dict[str, JSON]:
         return {
+            **self.snapshot_head(),
             "round": self.round,
             "trick": self.trick,
             "hands": [list(h) for h in self.hands],
@@ -337,9 +346,118 @@ class Take5State(State):
             "round_heads": list(self.round_heads),
             "totals": list(self.totals),
             "to_place": self.to_place(),
+            "revealed": list(self.revealed),
             "row_chooser": self.row_chooser,
             "over": self.over,
+            "capped": self.capped,
         }
+
+    SNAPSHOT_KEYS: ClassVar[tuple[str, ...]] = (
+        "round",
+        "trick",
+        "hands",
+        "rows",
+        "undealt",
+        "chosen",
+        "taken",
+        "round_heads",
+        "totals",
+        "to_place",
+        "revealed",
+        "row_chooser",
+        "over",
+        "capped",
+    )
+
+    def restore(self, snapshot: dict[str, JSON]) -> None:
+        data = snapshot_fields(self.game, snapshot, self.SNAPSHOT_KEYS)
+        n = self.seats
+        top = self.deck[-1]
+        self.round = snap_int(data["round"], "round", 1)
+        self.trick = snap_int(data["trick"], "trick", 1, HAND_SIZE)
+        self.hands = [
+            snap_ints(h, f"hands[{s}]", 1, top)
+            for s, h in enumerate(snap_list(data["hands"], "hands", n))
+        ]
+        self.rows = [
+            snap_ints(r, f"rows[{i}]", 1, top)
+            for i, r in enumerate(snap_list(data["rows"], "rows", ROWS))
+        ]
+        undealt = snap_ints(data["undealt"], "undealt", 1, top)
+        self.chosen = [
+            snap_optional_int(c, f"chosen[{s}]", 1, top)
+            for s, c in enumerate(snap_list(data["chosen"], "chosen", n))
+        ]
+        self.taken = [
+            snap_ints(t, f"taken[{s}]", 1, top)
+            for s, t in enumerate(snap_list(data["taken"], "taken", n))
+        ]
+        self.round_heads = snap_ints(data["round_heads"], "round_heads", 0, None, n)
+        self.totals = snap_ints(data["totals"], "totals", 0, None, n)
+        self.revealed = snap_ints(data["revealed"], "revealed", 1, top)
+        pairs = [
+            snap_ints(p, f"to_place[{i}]", 0, top, 2)
+            for i, p in enumerate(snap_list(data["to_place"], "to_place"))
+        ]
+        self.row_chooser = snap_optional_int(data["row_chooser"], "row_chooser", 0, n - 1)
+        self.over = snap_bool(data["over"], "over")
+        self.capped = snap_bool(data["capped"], "capped")
+        self.queue = [card for card, _ in reversed(pairs)]
+        self.waiting = self.chosen.count(None)
+        queue = self.queue
+        chosen = [c for c in self.chosen if c is not None]
+        found = [
+            c
+            for cards in (*self.hands, *self.rows, *self.taken, chosen, queue, undealt)
+            for c in cards
+        ]
+        check_conserved(self.game, found, self.deck)
+        self._check_restored(pairs)
+
+    def _check_restored(self, pairs: list[list[int]]) -> None:
+        """What the rules keep true between decisions, so that a restored state plays on."""
+
+        def wrong(what: str) -> SnapshotError:
+            return SnapshotError(f"take5 snapshot: {what}")
+
+        if len(self.revealed) not in (0, self.seats):
+            raise wrong(f"revealed holds one card per seat (or none), not {len(self.revealed)}")
+        for card, seat in pairs:
+            if seat >= len(self.revealed) or self.revealed[seat] != card:
+                raise wrong(f"to_place names {card} as seat {seat}'s card, revealed does not")
+        if [card for card, _ in pairs] != sorted(card for card, _ in pairs):
+            raise wrong("to_place is not lowest card first")
+        for index, row in enumerate(self.rows):
+            if not 1 <= len(row) <= ROW_LIMIT or row != sorted(row):
+                raise wrong(f"row {index} must hold 1 to {ROW_LIMIT} cards, lowest first")
+        for seat, hand in enumerate(self.hands):
+            if hand != sorted(hand):
+                raise wrong(f"hands[{seat}] is not sorted")
+            if sum(HEADS[c] for c in self.taken[seat]) != self.round_heads[seat]:
+                raise wrong(f"round_heads[{seat}] is not the heads of taken[{seat}]")
+            if self.round_heads[seat] > self.totals[seat]:
+                raise wrong(f"round_heads[{seat}] exceeds totals[{seat}]")
+        if self.capped and not self.over:
+            raise wrong("capped, yet not over")
+        if self.over:
+            if (
+                any(self.hands)
+                or pairs
+                or self.row_chooser is not None
+                or self.waiting < self.seats
+            ):
+                raise wrong("over, yet cards are still to play")
+            return
+        left = HAND_SIZE - self.trick + 1
+        if self.row_chooser is not None:
+            if self.waiting < self.seats or not pairs or pairs[0][1] != self.row_chooser:
+                raise wrong("row_chooser must own the lowest card to place, with no card chosen")
+            left -= 1
+        elif pairs or not self.waiting:
+            raise wrong("cards to place with no row to choose, or every card chosen unrevealed")
+        for seat, hand in enumerate(self.hands):
+            if len(hand) + (self.chosen[seat] is not None) != left:
+                raise wrong(f"seat {seat} holds {len(hand)} cards in trick {self.trick}")
 
     def position(self) -> str:
         rows = " | ".join(" ".join(map(str, r)) for r in self.rows)

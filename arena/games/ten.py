@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import ClassVar, Final
 
 from arena.games.base import (
     JSON,
@@ -42,8 +42,18 @@ from arena.games.base import (
     GameSpec,
     OptionSpec,
     Result,
+    SnapshotError,
     State,
+    check_conserved,
     competition_ranks,
+    snap_bool,
+    snap_cards,
+    snap_choice,
+    snap_int,
+    snap_ints,
+    snap_list,
+    snap_optional_int,
+    snapshot_fields,
 )
 
 COLOURS: Final = ("R", "B", "O", "G")
@@ -690,6 +700,7 @@ class TenState(State):
 
     def snapshot(self) -> dict[str, JSON]:
         return {
+            **self.snapshot_head(),
             "active": self.active,
             "turn": self.turn,
             "decision": None if self.decision is None else str(self.decision),
@@ -711,6 +722,94 @@ class TenState(State):
             "final_buyers": None if self.final_buyers is None else list(self.final_buyers),
             "over": self.over,
         }
+
+    SNAPSHOT_KEYS: ClassVar[tuple[str, ...]] = (
+        "active",
+        "turn",
+        "decision",
+        "draw_pile",
+        "tableau",
+        "market",
+        "discard",
+        "collected",
+        "currency",
+        "busts",
+        "wild",
+        "bidders",
+        "high_bid",
+        "high_bidder",
+        "payer",
+        "owed",
+        "purchase",
+        "buyer",
+        "final_buyers",
+        "over",
+    )
+
+    def restore(self, snapshot: dict[str, JSON]) -> None:
+        data = snapshot_fields(self.game, snapshot, self.SNAPSHOT_KEYS)
+        last = self.seats - 1
+        self.active = snap_int(data["active"], "active", 0, last)
+        self.turn = snap_int(data["turn"], "turn", 1)
+        decision = data["decision"]
+        self.decision = (
+            None
+            if decision is None
+            else Decision(snap_choice(decision, "decision", [str(d) for d in Decision]))
+        )
+        self.draw_pile = snap_cards(data["draw_pile"], "draw_pile", CARDS)
+        self.tableau = snap_cards(data["tableau"], "tableau", CARDS)
+        self.market = snap_cards(data["market"], "market", CARDS)
+        self.discard = snap_cards(data["discard"], "discard", CARDS)
+        self.collected = [
+            snap_cards(c, f"collected[{s}]", CARDS)
+            for s, c in enumerate(snap_list(data["collected"], "collected", self.seats))
+        ]
+        self.currency = snap_ints(data["currency"], "currency", 0, self.cap, self.seats)
+        self.busts = snap_ints(data["busts"], "busts", 0, None, self.seats)
+        wild = data["wild"]
+        self.wild = None if wild is None else snap_cards([wild], "wild", CARDS)[0]
+        self.bidders = snap_ints(data["bidders"], "bidders", 0, last)
+        self.high_bid = snap_int(data["high_bid"], "high_bid")
+        self.high_bidder = snap_optional_int(data["high_bidder"], "high_bidder", 0, last)
+        self.payer = snap_optional_int(data["payer"], "payer", 0, last)
+        self.owed = snap_int(data["owed"], "owed")
+        purchase = data["purchase"]
+        self.purchase = None if purchase is None else snap_cards([purchase], "purchase", CARDS)[0]
+        self.buyer = snap_optional_int(data["buyer"], "buyer", 0, last)
+        final = data["final_buyers"]
+        self.final_buyers = None if final is None else snap_ints(final, "final_buyers", 0, last)
+        self.over = snap_bool(data["over"], "over")
+        held = [c for cards in self.collected for c in cards]
+        extra = [c for c in (self.wild, self.purchase) if c is not None]
+        found = [*self.draw_pile, *self.tableau, *self.market, *self.discard, *held, *extra]
+        check_conserved(self.game, found, self.deck)
+        self._check_restored()
+
+    def _check_restored(self) -> None:
+        """What the rules keep true between decisions, so that a restored state plays on."""
+
+        def wrong(what: str) -> SnapshotError:
+            return SnapshotError(f"ten snapshot: {what}")
+
+        if self.over != (self.decision is None):
+            raise wrong("a game not over has a decision, and only such a game")
+        if (self.decision is Decision.BID) != (self.wild is not None) or (
+            self.decision is Decision.BID and not self.bidders
+        ):
+            raise wrong("a wild is auctioned exactly when seats are to bid on it")
+        if (self.decision is Decision.PAY) != (self.payer is not None) or (
+            (self.payer is None) != (self.purchase is None)
+        ):
+            raise wrong("a payer and the card paid for are set exactly while paying")
+        if self.decision is Decision.BUY and self.buyer is None:
+            raise wrong("a buy decision needs a buyer")
+        if self.payer is None and self.owed:
+            raise wrong("nothing is owed outside a payment")
+        if self.payer is not None and not 0 < self.owed <= self.can_pay(self.payer):
+            raise wrong(f"seat {self.payer} owes {self.owed}, not 1..what it can pay")
+        if any(CARDS[c].kind is Kind.CURRENCY for cards in self.collected for c in cards):
+            raise wrong("currency cards are never collected")
 
     def position(self) -> str:
         return (
