@@ -348,8 +348,8 @@ def test_imports_are_rewritten_in_place() -> None:
     ("game", "lang"), [(g, "python") for g in sorted(GAMES)] + [("take5", "js")]
 )
 def test_a_kit_bot_passes_the_conformance_check(tmp_path: Path, game: str, lang: str) -> None:
-    from arena.bots import load_bot
-    from arena.conformance import check_bot
+    from arena.league.conformance import check_bot
+    from arena.runtime.manifest import load_bot
 
     if lang == "js" and shutil.which("node") is None:
         pytest.skip("node is not installed")
