@@ -1,6 +1,7 @@
 """The ``arena`` command: a thin shell over the library, one module per command group.
 
 - :mod:`arena.cli.play`: ``games``, ``play``, ``human``, ``check`` (bots without a league)
+- :mod:`arena.cli.kit`: ``kit`` (a starter bot)
 - :mod:`arena.cli.league`: ``league ...``, ``submit``, ``bots``, ``withdraw``
 - :mod:`arena.cli.audit`: ``audit``
 - :mod:`arena.cli.site`: ``leaderboard``, ``serve``
@@ -14,7 +15,7 @@ from __future__ import annotations
 import click
 
 from arena import __version__, native
-from arena.cli import audit, league, play, site
+from arena.cli import audit, kit, league, play, site
 from arena.cli.common import ArenaGroup
 
 COMMANDS: tuple[click.Command, ...] = (
@@ -22,6 +23,7 @@ COMMANDS: tuple[click.Command, ...] = (
     play.play,
     play.human,
     play.check,
+    kit.kit,
     league.league,
     league.submit,
     league.bots,
