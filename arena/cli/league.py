@@ -9,6 +9,7 @@ import json
 import shutil
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -146,6 +147,14 @@ def status(name: str, as_json: bool) -> None:
     click.echo(render_standings(summary))
 
 
+def version_text(row: Mapping[str, object]) -> str:
+    """A version as people tell versions apart: its label and its content hash, ``v2
+    (3f9a1c0b)``; the hash alone when the manifest states no version."""
+    digest = str(row["version"])[:8]
+    label = str(row.get("label") or "")
+    return f"{shown(label)} ({digest})" if label else digest
+
+
 def render_standings(summary: dict[str, object]) -> str:
     """The standings as plain text tables."""
     lines: list[str] = []
@@ -163,13 +172,13 @@ def render_standings(summary: dict[str, object]) -> str:
             lines.append("")
             lines.append(f"{game}: TrueSkill, ranked by mu - 3*sigma")
             lines.append(
-                f"{'#':>3} {'tier':>4}  {'bot':<24} {'version':<12} {'rating':>7} {'mu':>7}"
+                f"{'#':>3} {'tier':>4}  {'bot':<24} {'version':<22} {'rating':>7} {'mu':>7}"
                 f" {'95% interval':>15} {'tables':>6} {'matches':>7} {'faults':>6}  status"
             )
             for i, r in enumerate(table["ratings"], 1):
                 low, high = r["interval"]
                 lines.append(
-                    f"{i:>3} {r['tier']:>4}  {shown(r['name']):<24} {r['version']:<12}"
+                    f"{i:>3} {r['tier']:>4}  {shown(r['name']):<24} {version_text(r):<22}"
                     f" {r['conservative']:>7.2f} {r['mu']:>7.2f} {low:>7.2f}-{high:<7.2f}"
                     f" {r['tables']:>6} {r['matches']:>7} {r['faulted_matches']:>6}"
                     f"  {shown(r['status'])}"
@@ -183,11 +192,11 @@ def render_standings(summary: dict[str, object]) -> str:
             lines.append("")
             lines.append(f"{game}, solo: score table")
             lines.append(
-                f"{'#':>3}  {'bot':<24} {'version':<12} {'matches':>7} {'mean':>9} {'±':>7}"
+                f"{'#':>3}  {'bot':<24} {'version':<22} {'matches':>7} {'mean':>9} {'±':>7}"
             )
             for i, r in enumerate(table["solo"], 1):
                 lines.append(
-                    f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['matches']:>7}"
+                    f"{i:>3}  {shown(r['name']):<24} {version_text(r):<22} {r['matches']:>7}"
                     f" {r['mean_score']:>9.2f} {r['stderr']:>7.2f}"
                 )
     ranked = summary["overall"]
@@ -200,7 +209,7 @@ def render_standings(summary: dict[str, object]) -> str:
         )
         for i, r in enumerate(ranked, 1):
             lines.append(
-                f"{i:>3}  {shown(r['name']):<24} {r['version']:<12} {r['score']:>7.2f}  "
+                f"{i:>3}  {shown(r['name']):<24} {version_text(r):<22} {r['score']:>7.2f}  "
                 f"(plays {r['games']} of {r['of']} games)  {shown(r['status'])}"
             )
     entrants = summary["entrants"]
@@ -210,7 +219,7 @@ def render_standings(summary: dict[str, object]) -> str:
         lines.append("")
         for e in held:
             lines.append(
-                f"{shown(e['name'])} {e['version']}: {shown(e['status'])}: {shown(e['reason'])}"
+                f"{shown(e['name'])} {version_text(e)}: {shown(e['status'])}: {shown(e['reason'])}"
             )
     return "\n".join(lines)
 
@@ -322,11 +331,13 @@ def submit(
     e = done.entrant
     checked = f"; checked in {', '.join(done.checked)}" if done.checked else ""
     click.echo(
-        f"entered {shown(e.name)} version {e.version[:12]} by {shown(e.author or '?')} "
+        f"entered {shown(e.name)} version {version_text({'label': e.label, 'version': e.version})} by {shown(e.author or '?')} "
         f"for {shown(', '.join(e.games))}{checked}"
     )
     if done.replaced is not None:
-        click.echo(f"it replaces version {done.replaced.version[:12]} (its results are kept)")
+        click.echo(
+            f"it replaces version {version_text({'label': done.replaced.label, 'version': done.replaced.version})} (its results are kept)"
+        )
 
 
 @click.command()
@@ -341,12 +352,12 @@ def bots(league_name: str, show_all: bool) -> None:
         click.echo("no entrants")
         return
     click.echo(
-        f"{'id':>3}  {'name':<24} {'version':<12} {'author':<16} {'matches':>7} "
+        f"{'id':>3}  {'name':<24} {'version':<22} {'author':<16} {'matches':>7} "
         f"{'faults':>6}  {'status':<9} games"
     )
     for e in rows:
         click.echo(
-            f"{e['id']:>3}  {shown(e['name']):<24} {e['version']:<12} "
+            f"{e['id']:>3}  {shown(e['name']):<24} {version_text(e):<22} "
             f"{shown(e['author'][:16]):<16} {e['matches']:>7} {e['faulted_matches']:>6}  "
             f"{shown(e['status']):<9} {shown(','.join(e['games']))}"
             + (f"  ({shown(e['reason'])})" if e["reason"] else "")

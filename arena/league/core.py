@@ -686,6 +686,7 @@ class League:
                 "id": bot,
                 "name": e.name,
                 "version": e.version[:12],
+                "label": e.label,
                 "status": e.status,
                 "faulted_matches": faulted,
             }

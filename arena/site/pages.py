@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,10 +59,19 @@ class BotRef:
     status: str
     """Its :class:`~arena.league.store.EntrantStatus`, or "unknown" for a bot not entered."""
     reason: str
+    twin: bool = False
+    """Another entrant of the league has this name (an older or newer version): links then
+    name the version too."""
 
     @classmethod
-    def of(cls, e: Entrant) -> BotRef:
-        return cls(e.id, e.name, e.author, e.label, e.version[:12], e.status, e.reason)
+    def of(cls, e: Entrant, twin: bool = False) -> BotRef:
+        return cls(e.id, e.name, e.author, e.label, e.version[:12], e.status, e.reason, twin)
+
+    @property
+    def shown_version(self) -> str:
+        """``label (hash)``: how versions are told apart everywhere (the hash alone without a
+        label)."""
+        return f"{self.label} ({self.version[:8]})" if self.label else self.version[:8]
 
 
 @dataclass(frozen=True)
@@ -117,7 +127,8 @@ def unknown_bot(bot: int) -> BotRef:
 
 
 def refs(entrants: Sequence[Entrant]) -> dict[int, BotRef]:
-    return {e.id: BotRef.of(e) for e in entrants}
+    names = Counter(e.name for e in entrants)
+    return {e.id: BotRef.of(e, names[e.name] > 1) for e in entrants}
 
 
 def game_title(game: str) -> str:

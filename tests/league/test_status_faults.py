@@ -84,7 +84,7 @@ def faults_column(text: str, game: str) -> dict[str, str]:
     start = lines.index(f"{game}: TrueSkill, ranked by mu - 3*sigma") + 2
     rows = []
     for line in lines[start:]:
-        if not line.strip():
-            break
+        if not line.strip() or not line.split()[0].isdigit():
+            break  # the end of the table, or its note on tiers
         rows.append(line.split())
-    return {row[1]: row[8] for row in rows}
+    return {row[2]: row[-2] for row in rows}  # rank, tier, bot, ..., faults, status
