@@ -169,14 +169,17 @@ class Tally:
             p[1] += min(ranks[s] for s in mine) == 1
             p[2] += sum(ranks[s] for s in mine) / len(mine)
             p[3] += any(s in bad for s in mine)
-        for i, a in enumerate(bots):
-            for j, b in enumerate(bots):
+        # Head to head, once per match and pair of bots: a bot seated twice is compared by its
+        # mean place, so "matches together" never exceeds the matches played.
+        place = {bot: sum(ranks[s] for s in mine) / len(mine) for bot, mine in seats.items()}
+        for a in place:
+            for b in place:
                 if a == b:
                     continue
                 t = self.pairs.setdefault((game, a, b), [0, 0, 0])
-                if ranks[i] < ranks[j]:
+                if place[a] < place[b]:
                     t[0] += 1
-                elif ranks[i] > ranks[j]:
+                elif place[a] > place[b]:
                     t[1] += 1
                 else:
                     t[2] += 1
