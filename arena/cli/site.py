@@ -77,7 +77,13 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
 
 @click.command()
 @click.argument("name", metavar="L")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The site folder (default: the one `arena leaderboard L` writes, so its pages and "
+    "cache are reused).",
+)
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
@@ -92,8 +98,20 @@ def serve(name: str, out: Path | None, host: str, port: int, interval: float) ->
     from arena.site.serve import serve_site
 
     target = out or default_out(name)
+    cached = (target / "index.html").exists()
+    click.echo(
+        f"bringing the site in {target} up to date"
+        + (" (only what changed since it was rendered)" if cached else " (a first render)"),
+        err=True,
+    )
+
+    def progress(n: int) -> None:
+        click.echo(f"\r{n} match pages", nl=False, err=True)
+
     with open_league(name, read_only=True) as lg:
-        report = build_site(lg, target)
+        report = build_site(lg, target, progress=progress)
+    if report.new_matches:
+        click.echo("", err=True)
     private_default(out, target)
     click.echo(f"site in {target} ({report.pages} pages written in {report.seconds:.1f}s)")
     try:
