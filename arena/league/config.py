@@ -10,7 +10,8 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -94,11 +95,20 @@ class Rating:
         )
 
 
+class ExecutorKind(StrEnum):
+    """Where a league's matches run."""
+
+    LOCAL = "local"
+    """Worker processes on this machine (:mod:`arena.run.local`)."""
+    DASK = "dask"
+    """The workers of a Dask cluster (:mod:`arena.run.cluster`)."""
+
+
 @dataclass(frozen=True)
 class Executor:
     """Where the matches run (``arena league run --executor`` overrides ``kind``)."""
 
-    kind: str = "local"
+    kind: ExecutorKind = ExecutorKind.LOCAL
     """local: worker processes on this machine; dask: the workers of a Dask cluster."""
     scheduler: str = ""
     """The Dask scheduler, e.g. tcp://host:8786 (empty: a local Dask cluster of ``workers``)."""
@@ -285,9 +295,14 @@ def parse_config(data: Mapping[str, Any]) -> LeagueConfig:
     limits = dict(_table(data, "limits"))
     budget = parse_budget({k: limits.pop(k) for k in BUDGET_KEYS if k in limits})
     time_limits = parse_limits(limits)
-    executor = _section(_table(data, "executor"), Executor, "executor")
-    if executor.kind not in ("local", "dask") or executor.bots not in ("upload", "shared"):
+    executor_table = dict(_table(data, "executor"))
+    kind = executor_table.pop("kind", ExecutorKind.LOCAL.value)
+    executor = _section(executor_table, Executor, "executor")
+    if not isinstance(kind, str):
+        raise ConfigError(f"executor.kind: {kind!r} is not a valid string")
+    if kind not in tuple(ExecutorKind) or executor.bots not in ("upload", "shared"):
         raise ConfigError("executor: kind is local or dask; bots is upload or shared")
+    executor = replace(executor, kind=ExecutorKind(kind))
     if executor.scheduler and not SCHEDULER.fullmatch(executor.scheduler):
         raise ConfigError(
             f"executor.scheduler: an address such as tcp://host:8786, not {executor.scheduler!r}"

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
+import queue
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
@@ -35,7 +36,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from arena.errors import ArenaSetupError
 from arena.league.core import League
 from arena.league.store import Planned
-from arena.run.local import Interrupted, Progress, RunReport, WorkerLost, finish, plan_more
+from arena.run.driver import RunReport, WorkerLost, drive
+from arena.run.worker import ChunkResult
 from arena.runtime.manifest import BotKind, BotSpec
 
 if TYPE_CHECKING:
@@ -125,6 +127,122 @@ def connect(scheduler: str | None, workers: int) -> tuple[Client, Callable[[], N
     return client, close
 
 
+class DaskBackend:
+    """The driver's backend on a Dask cluster: one task per chunk (pure, so the scheduler may
+    run it again elsewhere if a worker is lost), bots shipped by content hash as they are met,
+    and the workers' bot pools in a plugin removed when the run ends."""
+
+    def __init__(
+        self, league: League, client: Client, close: Callable[[], None] | None = None
+    ) -> None:
+        from arena.run.cluster_worker import PoolPlugin
+
+        self.distributed = _distributed()
+        self.league = league
+        self.client: Any = client  # distributed is only partly typed
+        self._close: Callable[[], None] | None = (
+            None  # set once made: a failure here is the maker's
+        )
+        self.token = uuid.uuid4().hex[:12]
+        self.plugin = f"arena-pools-{self.token}"
+        settings = league.config.executor
+        self.shared = settings.bots == "shared"
+        self.shipping = Shipping({}, {})
+        self.registered: list[str] = []
+        self.live: set[Any] = set()  # the futures not yet taken
+        self.finished: queue.Queue[Any] = queue.Queue()
+        self.threads = 1
+        self.counted = -math.inf
+        try:
+            self.client.register_plugin(
+                PoolPlugin(
+                    league.config.run_limits(),
+                    league.config.schedule.fresh_processes,
+                    (settings.shared_folder or str(league.folder.resolve()))
+                    if self.shared
+                    else None,
+                ),
+                name=self.plugin,
+            )
+            self.registered.append(self.plugin)
+            self.capacity()
+        except BaseException:
+            self.cancel()
+            raise
+        self._close = close
+
+    def capacity(self) -> int:
+        if time.monotonic() - self.counted > 2.0:  # workers may join or leave during a run
+            self.threads = max(1, sum(self.client.nthreads().values()))
+            self.counted = time.monotonic()
+        return 2 * self.threads
+
+    def submit(self, chunk: Sequence[Planned]) -> None:
+        from arena.run.cluster_worker import play_batch
+
+        task = [(p.match_id, p.game, p.seed, dict(p.options), self.refs_for(p.bots)) for p in chunk]
+        future = self.client.submit(
+            play_batch, self.plugin, task, key=f"arena-play-{self.token}-{chunk[0].match_id}"
+        )
+        self.live.add(future)
+        future.add_done_callback(self.finished.put)
+
+    def refs_for(self, bots: Sequence[int]) -> tuple[BotRef, ...]:
+        """How the workers find ``bots``; a bot met for the first time is shipped now."""
+        from arena.run.cluster_worker import BundlePlugin
+
+        missing = sorted(set(bots) - set(self.shipping.refs))
+        if missing:
+            more = ship(self.league, missing, self.shared)
+            for digest, data in more.bundles.items():
+                if digest not in self.shipping.bundles:
+                    name = f"arena-bot-{digest}"
+                    self.client.register_plugin(BundlePlugin(digest, data), name=name)
+                    self.registered.append(name)
+            self.shipping.refs.update(more.refs)
+            self.shipping.bundles.update(more.bundles)
+        return tuple(self.shipping.refs[b] for b in bots)
+
+    def take(self, timeout: float) -> ChunkResult | None:
+        try:
+            future = self.finished.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        self.live.discard(future)
+        try:
+            result: ChunkResult = future.result()
+        except ArenaSetupError:
+            raise  # the arena's own failure on a worker: stop, no bot to blame
+        except self.distributed.KilledWorker as exc:
+            raise WorkerLost(
+                f"the cluster gave up a batch after its workers died ({exc}); run again to resume"
+            ) from None
+        except Exception as exc:
+            raise DaskError(f"a batch failed on the cluster: {type(exc).__name__}: {exc}") from exc
+        finally:
+            future.release()
+        return result
+
+    def close(self) -> None:
+        """Remove the run's plugins (the workers close their bot pools); close what the run
+        opened."""
+        for name in reversed(self.registered):
+            with contextlib.suppress(Exception):
+                self.client.unregister_worker_plugin(name)
+        self.registered.clear()
+        if self._close is not None:
+            close, self._close = self._close, None
+            close()
+
+    def cancel(self) -> None:
+        for future in self.live:
+            with contextlib.suppress(Exception):
+                future.cancel()
+        self.live.clear()
+        with contextlib.suppress(Exception):
+            self.close()
+
+
 def run_league_dask(
     league: League,
     scheduler: str | None = None,
@@ -140,126 +258,30 @@ def run_league_dask(
 
     ``client`` (an open client) wins over ``scheduler`` (an address); with neither a
     ``LocalCluster`` of ``workers`` processes is started for the run. Raises
-    :class:`~arena.run.local.Interrupted` on Ctrl-C, :class:`~arena.run.local.WorkerLost` if
+    :class:`~arena.run.driver.Interrupted` on Ctrl-C, :class:`~arena.run.driver.WorkerLost` if
     the scheduler gives a batch up (its workers kept dying), and
     :class:`~arena.errors.ArenaSetupError` when a worker cannot start a bot (a broken bot
     cache, a missing sandbox tool): no bot is charged for the arena's failure.
     """
     config = league.config
     settings = config.executor
-    chunk = chunk or settings.chunk or config.schedule.chunk
-    report = RunReport()
-    began = time.monotonic()
-    ratings = league.load_ratings()
-    report.batches_planned += league.advance(ratings)
-    pending: deque[Planned] = deque(league.unplayed())
-    if not pending:
-        return finish(league, report, began)
-    distributed = _distributed()
-    from arena.run.cluster_worker import BundlePlugin, PoolPlugin, play_batch
 
-    close: Callable[[], None] | None = None
-    if client is None:
-        client, close = connect(scheduler or settings.scheduler or None, workers or config.workers)
-    cl: Any = client  # distributed is only partly typed
-    token = uuid.uuid4().hex[:12]
-    plugin_name = f"arena-pools-{token}"
-    shared = settings.bots == "shared"
-    shared_folder = settings.shared_folder or str(league.folder.resolve())
-    shipping = Shipping({}, {})
-    registered: list[str] = []
+    def open_backend() -> DaskBackend:
+        _distributed()  # DaskError before a cluster is sought, if distributed is missing
+        if client is not None:
+            return DaskBackend(league, client)
+        opened, close = connect(scheduler or settings.scheduler or None, workers or config.workers)
+        try:
+            return DaskBackend(league, opened, close)
+        except BaseException:
+            close()  # the backend was not made, so it cannot close what was opened
+            raise
 
-    def refs_for(bots: Sequence[int]) -> tuple[BotRef, ...]:
-        missing = sorted(set(bots) - set(shipping.refs))
-        if missing:
-            more = ship(league, missing, shared)
-            for digest, data in more.bundles.items():
-                if digest not in shipping.bundles:
-                    name = f"arena-bot-{digest}"
-                    cl.register_plugin(BundlePlugin(digest, data), name=name)
-                    registered.append(name)
-            shipping.refs.update(more.refs)
-            shipping.bundles.update(more.bundles)
-        return tuple(shipping.refs[b] for b in bots)
-
-    seats: dict[str, tuple[int, ...]] = {}
-    done = league.store.played_count()
-    bar = Progress(progress, max(config.schedule.max_matches, done + len(pending)), done)
-    stop_after = max_new
-    futures = distributed.as_completed(loop=cl.loop)
-    live: set[Any] = set()  # the futures not yet returned
-    try:
-        cl.register_plugin(
-            PoolPlugin(
-                config.run_limits(),
-                config.schedule.fresh_processes,
-                shared_folder if shared else None,
-            ),
-            name=plugin_name,
-        )
-        registered.append(plugin_name)
-        threads, counted = max(1, sum(cl.nthreads().values())), time.monotonic()
-        while pending or live:
-            if time.monotonic() - counted > 2.0:  # workers may join or leave during a run
-                threads, counted = max(1, sum(cl.nthreads().values())), time.monotonic()
-            while pending and len(live) < 2 * threads and (stop_after is None or stop_after > 0):
-                batch: list[Planned] = []
-                while pending and len(batch) < chunk:
-                    p = pending.popleft()
-                    batch.append(p)
-                    seats[p.match_id] = p.bots
-                if stop_after is not None:
-                    stop_after -= len(batch)
-                task = [
-                    (p.match_id, p.game, p.seed, dict(p.options), refs_for(p.bots)) for p in batch
-                ]
-                future = cl.submit(
-                    play_batch, plugin_name, task, key=f"arena-play-{token}-{batch[0].match_id}"
-                )
-                live.add(future)
-                futures.add(future)
-            if not live:
-                break
-            future = next(futures)
-            live.discard(future)
-            try:
-                item = future.result()
-            except ArenaSetupError:
-                raise  # the arena's own failure on a worker: stop, no bot to blame
-            except distributed.KilledWorker as exc:
-                raise WorkerLost(
-                    f"the cluster gave up a batch after its workers died ({exc}); run again to resume"
-                ) from None
-            except Exception as exc:
-                raise DaskError(
-                    f"a batch failed on the cluster: {type(exc).__name__}: {exc}"
-                ) from exc
-            finally:
-                future.release()
-            report.processes_started += item["started"]
-            for record in item["records"]:
-                bots = seats.pop(record["match_id"], None)
-                if bots is not None and league.store.record_match(record, bots):
-                    done += 1
-                    report.played += 1
-                    if on_record is not None:
-                        on_record(record)
-            plan_more(league, ratings, pending, seats, report, bar, done)
-            bar.update(done)
-    except KeyboardInterrupt:
-        bar.finish()
-        raise Interrupted(
-            f"stopped after {report.played} new matches; run again to resume"
-        ) from None
-    finally:
-        for future in live:
-            with contextlib.suppress(Exception):
-                future.cancel()
-        for name in reversed(registered):
-            with contextlib.suppress(Exception):
-                cl.unregister_worker_plugin(name)
-        if close is not None:
-            close()
-    bar.update(done, force=True)
-    bar.finish()
-    return finish(league, report, began)
+    return drive(
+        league,
+        open_backend,
+        chunk=chunk or settings.chunk or config.schedule.chunk,
+        progress=progress,
+        max_new=max_new,
+        on_record=on_record,
+    )
