@@ -27,6 +27,7 @@ import pickle
 import queue
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -95,13 +96,28 @@ def _stop_worker(signum: int, frame: object) -> None:
 
 
 def init_worker(limits: RunLimits, fresh: bool) -> None:
-    """Worker initializer: ignore Ctrl-C, make the worker's player, close it at exit."""
+    """Worker initializer: ignore Ctrl-C, make the worker's player, close it at exit, and
+    follow the parent if it dies."""
     global _PLAYER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_worker)
     _PLAYER = Player(limits, fresh)
     # Run when the worker process ends normally (the executor shut down), not on os._exit.
     multiprocessing.util.Finalize(None, _PLAYER.close, exitpriority=100)
+    threading.Thread(target=_follow_parent, name="follow-parent", daemon=True).start()
+
+
+def _follow_parent() -> None:
+    """Stop this worker and its bots when the parent dies (``kill -9``, out of memory): nothing
+    else would tell a worker waiting for its next chunk, and its bots would live on.
+
+    The parent's sentinel is a pipe that the parent holds open; a worker forked after this one
+    holds it too, so orphaned workers go one after the other, the last forked first.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        parent.join()
+        _stop_worker(signal.SIGTERM, None)
 
 
 def play_chunk(payload: bytes) -> ChunkResult:
