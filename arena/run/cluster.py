@@ -1,8 +1,9 @@
 """Running a league on a Dask cluster (``pip install 'arena[dask]'``).
 
-The parent process plans, sends batches of match specs to the workers of an existing cluster
-(or of a :class:`distributed.LocalCluster` it starts), and is the only writer of the store: each
-record is committed as it comes back (``as_completed``), exactly as the local executor does.
+The backend of :mod:`arena.run.driver` on the workers of an existing cluster (or of a
+:class:`distributed.LocalCluster` it starts): the driver plans, the backend sends each chunk of
+match specs as one task, and the driver commits each record as it comes back, exactly as with
+the local backend.
 
 * **Bots travel by content hash.** Each submitted bot folder is packed into a deterministic tar,
   named by the SHA-256 of its bytes, and installed on every worker by a small worker plugin
@@ -12,8 +13,8 @@ record is committed as it comes back (``as_completed``), exactly as the local ex
   bundle file for file. With ``[executor] bots = "shared"`` the workers read the bots
   from ``shared_folder`` (the league folder as the workers see it) instead.
 * **Bot processes live across matches.** A second plugin holds one
-  :class:`~arena.runtime.pool.BotPool` per worker thread; it is closed when the run ends (the plugin
-  is removed) or the worker closes.
+  :class:`~arena.run.worker.Player` (with its :class:`~arena.runtime.pool.BotPool`) per worker
+  thread; it is closed when the run ends (the plugin is removed) or the worker closes.
 * **Tasks are pure and idempotent**: a batch of match specs in, a list of records out. A worker
   lost mid-batch loses nothing: the scheduler runs its unfinished batches again elsewhere, and
   the store keys records by match id, so nothing is counted twice.
@@ -99,6 +100,24 @@ def ship(league: League, entrants: Sequence[int], shared: bool) -> Shipping:
     return Shipping(refs, bundles)
 
 
+def local_cluster(workers: int) -> Any:
+    """A new ``LocalCluster`` of ``workers`` single-threaded worker processes, as a run without
+    a scheduler starts one.
+
+    Its workers do not profile their tasks: Dask's profiler wakes every 10 ms in each worker and
+    takes the GIL from the thread playing the match, which waits on its bots' replies and then
+    again for the GIL. (A cluster of your own may turn it off too: ``DASK_DISTRIBUTED__WORKER__
+    PROFILE__ENABLED=False`` where its workers start.)
+    """
+    import dask
+
+    distributed = _distributed()
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
+
+
 def connect(scheduler: str | None, workers: int) -> tuple[Client, Callable[[], None]]:
     """A client of the cluster at ``scheduler``, or of a new local cluster of ``workers``
     single-threaded worker processes; and how to close what was opened."""
@@ -115,9 +134,7 @@ def connect(scheduler: str | None, workers: int) -> tuple[Client, Callable[[], N
         except OSError as exc:
             raise DaskError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         return client, client.close
-    cluster = distributed.LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
+    cluster = local_cluster(workers)
     client = distributed.Client(cluster, set_as_default=False)
 
     def close() -> None:
