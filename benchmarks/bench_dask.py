@@ -1,11 +1,16 @@
 """League throughput on a Dask LocalCluster beside the local executor, on the same league.
 
 For each worker count, a LocalCluster of that many single-threaded worker processes is started
-once (its start-up is timed apart: a real cluster is already running), then the same league --
+once, as a run without a scheduler starts one (:func:`arena.run.cluster.local_cluster`; its
+start-up is timed apart: a real cluster is already running), then the same league --
 bench_league's league: every game at four seats, the bundled bots or only the built-ins -- is
 played to its budget by the local executor and by the Dask executor in turn, so that both see
 the same machine load. The ratio of the medians (Dask / local) is the overhead figure to read
 (target >= 0.8 at 2 workers). Also checks that both runs stored the same results.
+
+Then one more league is played by a run that starts (and closes) a cluster of its own, as
+``arena league run --executor dask`` without a scheduler does: what a run pays to start a
+cluster is its time beyond the warm Dask median.
 
     python -m benchmarks.bench_dask [--matches 200] [--repeats 3] [--workers 1 2] [--bots builtin]
 """
@@ -34,7 +39,7 @@ def results(folder: Path) -> list[tuple[str, str, str]]:
 def main() -> None:
     import distributed
 
-    from arena.run.cluster import run_league_dask
+    from arena.run.cluster import local_cluster, run_league_dask
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=200)
@@ -47,9 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
         for workers in args.workers:
             began = time.perf_counter()
-            cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-            )
+            cluster = local_cluster(workers)
             client = distributed.Client(cluster, set_as_default=False)  # type: ignore[no-untyped-call]
             startup = time.perf_counter() - began
             print(f"LocalCluster of {workers} workers started in {startup:.2f}s", flush=True)
@@ -85,12 +88,23 @@ def main() -> None:
                 client.close()  # type: ignore[no-untyped-call]
                 cluster.close()
             local, dask = statistics.median(rates["local"]), statistics.median(rates["dask"])
-            summary.append((workers, local, dask, startup, same))
-    for workers, local, dask, startup, same in summary:
+            folder = build(Path(tmp) / f"cold-{workers}", args.matches, False, args.bots, None)
+            with League.open(folder) as lg:
+                cold = run_league_dask(lg, workers=workers, chunk=args.chunk or None)
+            extra = cold.seconds - cold.played / dask
+            print(
+                f" dask, {workers} workers, cluster started by the run: {cold.played} matches in "
+                f"{cold.seconds:.2f}s = {cold.rate:.1f}/s ({extra:+.2f}s beyond the warm median)",
+                flush=True,
+            )
+            summary.append((workers, local, dask, startup, same, cold.rate, extra))
+    for workers, local, dask, startup, same, cold_rate, extra in summary:
         print(
             f"workers {workers}: median matches/s local {local:.1f}, dask {dask:.1f}; "
             f"dask/local {dask / local:.2f}; cluster start {startup:.1f}s; "
-            f"same results: {'yes' if same else 'NO'}"
+            f"same results: {'yes' if same else 'NO'}; "
+            f"run with its own cluster {cold_rate:.1f}/s = {cold_rate / local:.2f} of local, "
+            f"{extra:+.1f}s"
         )
 
 

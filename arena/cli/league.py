@@ -15,10 +15,11 @@ from pathlib import Path
 import click
 
 from arena.cli.common import DEFAULT_ROOT, WORKERS, league_option, league_path, open_league
-from arena.league.config import MAX_SEED, default_config
+from arena.league.config import MAX_SEED, ExecutorKind, default_config
 from arena.league.core import League, LeagueError
 from arena.league.store import EntrantStatus, StoreError
-from arena.run.local import Interrupted, WorkerLost, run_league
+from arena.run.driver import Interrupted, WorkerLost
+from arena.run.local import run_league
 from arena.runtime.manifest import BotError
 from arena.runtime.sandbox import isolation_line, protect
 from arena.terminal import describe_os_error, failure, printable_name, shown
@@ -62,7 +63,7 @@ def init(name: str, seed: int, workers: int) -> None:
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.option(
     "--executor",
-    type=click.Choice(["local", "dask"]),
+    type=click.Choice([kind.value for kind in ExecutorKind]),
     default=None,
     help="Where matches run (default: the config's executor.kind).",
 )
@@ -96,7 +97,10 @@ def play(
         protect(lg.folder)  # under rlimits, a bot's own uid must not read the league's data
     except OSError as exc:
         click.echo(f"warning: cannot make {lg.folder} private: {exc.strerror}", err=True)
-    dask = (executor or ("dask" if scheduler else lg.config.executor.kind)) == "dask"
+    kind = ExecutorKind(executor) if executor else None
+    dask = (
+        kind or (ExecutorKind.DASK if scheduler else lg.config.executor.kind)
+    ) is ExecutorKind.DASK
     line = isolation_line(lg.config.run_limits().sandbox.method)
     click.echo(line + (" (here; each Dask worker chooses its own)" if dask else ""), err=True)
 

@@ -345,6 +345,15 @@ class Rating:
         )
 
 
+class ExecutorKind(enum.StrEnum):
+    """Where a league's matches run."""
+
+    LOCAL = "local"
+    """Worker processes on this machine (:mod:`arena.run.local`)."""
+    DASK = "dask"
+    """The workers of a Dask cluster (:mod:`arena.run.cluster`)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """A bot's time, in seconds, and caps on all of its processes and threads together (a bot
@@ -396,11 +405,10 @@ class Limits:
 class Executor:
     """Where the matches run (`arena league run --executor` overrides kind)."""
 
-    kind: str = setting(
-        "local",
+    kind: ExecutorKind = setting(
+        ExecutorKind.LOCAL,
         '"local": worker processes on this machine; "dask": the workers of a Dask cluster'
         " (pip install 'arena[dask]'; arena league run L --executor dask --scheduler ADDR).",
-        choices=("local", "dask"),
     )
     scheduler: str = setting(
         "",

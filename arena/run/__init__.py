@@ -1,5 +1,8 @@
-"""Running a league's matches: on local worker processes or on a Dask cluster.
+"""Running a league's matches: one driver loop over a backend, on this machine or a Dask cluster.
 
-- :mod:`~arena.run.local`: worker processes on this machine
-- :mod:`~arena.run.cluster`, :mod:`~arena.run.cluster_worker`: a Dask cluster (both sides)
+- :mod:`~arena.run.driver`: the loop (plan, queue, commit, rate, progress, stop, signals) and the
+  :class:`~arena.run.driver.Backend` interface (capacity, submit, take, close, cancel)
+- :mod:`~arena.run.worker`: the worker side both backends share (a bot pool per worker)
+- :mod:`~arena.run.local`: the local backend, worker processes on this machine
+- :mod:`~arena.run.cluster`, :mod:`~arena.run.cluster_worker`: the Dask backend (both sides)
 """

@@ -1,8 +1,9 @@
 """Running a league on a Dask cluster (``pip install 'arena[dask]'``).
 
-The parent process plans, sends batches of match specs to the workers of an existing cluster
-(or of a :class:`distributed.LocalCluster` it starts), and is the only writer of the store: each
-record is committed as it comes back (``as_completed``), exactly as the local executor does.
+The backend of :mod:`arena.run.driver` on the workers of an existing cluster (or of a
+:class:`distributed.LocalCluster` it starts): the driver plans, the backend sends each chunk of
+match specs as one task, and the driver commits each record as it comes back, exactly as with
+the local backend.
 
 * **Bots travel by content hash.** Each submitted bot folder is packed into a deterministic tar,
   named by the SHA-256 of its bytes, and installed on every worker by a small worker plugin
@@ -12,8 +13,8 @@ record is committed as it comes back (``as_completed``), exactly as the local ex
   bundle file for file. With ``[executor] bots = "shared"`` the workers read the bots
   from ``shared_folder`` (the league folder as the workers see it) instead.
 * **Bot processes live across matches.** A second plugin holds one
-  :class:`~arena.runtime.pool.BotPool` per worker thread; it is closed when the run ends (the plugin
-  is removed) or the worker closes.
+  :class:`~arena.run.worker.Player` (with its :class:`~arena.runtime.pool.BotPool`) per worker
+  thread; it is closed when the run ends (the plugin is removed) or the worker closes.
 * **Tasks are pure and idempotent**: a batch of match specs in, a list of records out. A worker
   lost mid-batch loses nothing: the scheduler runs its unfinished batches again elsewhere, and
   the store keys records by match id, so nothing is counted twice.
@@ -25,9 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
+import queue
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
@@ -35,7 +37,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from arena.errors import ArenaSetupError
 from arena.league.core import League
 from arena.league.store import Planned
-from arena.run.local import Interrupted, Progress, RunReport, WorkerLost, finish, plan_more
+from arena.run.driver import RunReport, WorkerLost, drive
+from arena.run.worker import ChunkResult
 from arena.runtime.manifest import BotKind, BotSpec
 
 if TYPE_CHECKING:
@@ -97,6 +100,24 @@ def ship(league: League, entrants: Sequence[int], shared: bool) -> Shipping:
     return Shipping(refs, bundles)
 
 
+def local_cluster(workers: int) -> Any:
+    """A new ``LocalCluster`` of ``workers`` single-threaded worker processes, as a run without
+    a scheduler starts one.
+
+    Its workers do not profile their tasks: Dask's profiler wakes every 10 ms in each worker and
+    takes the GIL from the thread playing the match, which waits on its bots' replies and then
+    again for the GIL. (A cluster of your own may turn it off too: ``DASK_DISTRIBUTED__WORKER__
+    PROFILE__ENABLED=False`` where its workers start.)
+    """
+    import dask
+
+    distributed = _distributed()
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
+
+
 def connect(scheduler: str | None, workers: int) -> tuple[Client, Callable[[], None]]:
     """A client of the cluster at ``scheduler``, or of a new local cluster of ``workers``
     single-threaded worker processes; and how to close what was opened."""
@@ -113,9 +134,7 @@ def connect(scheduler: str | None, workers: int) -> tuple[Client, Callable[[], N
         except OSError as exc:
             raise DaskError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         return client, client.close
-    cluster = distributed.LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
+    cluster = local_cluster(workers)
     client = distributed.Client(cluster, set_as_default=False)
 
     def close() -> None:
@@ -123,6 +142,122 @@ def connect(scheduler: str | None, workers: int) -> tuple[Client, Callable[[], N
         cluster.close()
 
     return client, close
+
+
+class DaskBackend:
+    """The driver's backend on a Dask cluster: one task per chunk (pure, so the scheduler may
+    run it again elsewhere if a worker is lost), bots shipped by content hash as they are met,
+    and the workers' bot pools in a plugin removed when the run ends."""
+
+    def __init__(
+        self, league: League, client: Client, close: Callable[[], None] | None = None
+    ) -> None:
+        from arena.run.cluster_worker import PoolPlugin
+
+        self.distributed = _distributed()
+        self.league = league
+        self.client: Any = client  # distributed is only partly typed
+        self._close: Callable[[], None] | None = (
+            None  # set once made: a failure here is the maker's
+        )
+        self.token = uuid.uuid4().hex[:12]
+        self.plugin = f"arena-pools-{self.token}"
+        settings = league.config.executor
+        self.shared = settings.bots == "shared"
+        self.shipping = Shipping({}, {})
+        self.registered: list[str] = []
+        self.live: set[Any] = set()  # the futures not yet taken
+        self.finished: queue.Queue[Any] = queue.Queue()
+        self.threads = 1
+        self.counted = -math.inf
+        try:
+            self.client.register_plugin(
+                PoolPlugin(
+                    league.config.run_limits(),
+                    league.config.schedule.fresh_processes,
+                    (settings.shared_folder or str(league.folder.resolve()))
+                    if self.shared
+                    else None,
+                ),
+                name=self.plugin,
+            )
+            self.registered.append(self.plugin)
+            self.capacity()
+        except BaseException:
+            self.cancel()
+            raise
+        self._close = close
+
+    def capacity(self) -> int:
+        if time.monotonic() - self.counted > 2.0:  # workers may join or leave during a run
+            self.threads = max(1, sum(self.client.nthreads().values()))
+            self.counted = time.monotonic()
+        return 2 * self.threads
+
+    def submit(self, chunk: Sequence[Planned]) -> None:
+        from arena.run.cluster_worker import play_batch
+
+        task = [(p.match_id, p.game, p.seed, dict(p.options), self.refs_for(p.bots)) for p in chunk]
+        future = self.client.submit(
+            play_batch, self.plugin, task, key=f"arena-play-{self.token}-{chunk[0].match_id}"
+        )
+        self.live.add(future)
+        future.add_done_callback(self.finished.put)
+
+    def refs_for(self, bots: Sequence[int]) -> tuple[BotRef, ...]:
+        """How the workers find ``bots``; a bot met for the first time is shipped now."""
+        from arena.run.cluster_worker import BundlePlugin
+
+        missing = sorted(set(bots) - set(self.shipping.refs))
+        if missing:
+            more = ship(self.league, missing, self.shared)
+            for digest, data in more.bundles.items():
+                if digest not in self.shipping.bundles:
+                    name = f"arena-bot-{digest}"
+                    self.client.register_plugin(BundlePlugin(digest, data), name=name)
+                    self.registered.append(name)
+            self.shipping.refs.update(more.refs)
+            self.shipping.bundles.update(more.bundles)
+        return tuple(self.shipping.refs[b] for b in bots)
+
+    def take(self, timeout: float) -> ChunkResult | None:
+        try:
+            future = self.finished.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        self.live.discard(future)
+        try:
+            result: ChunkResult = future.result()
+        except ArenaSetupError:
+            raise  # the arena's own failure on a worker: stop, no bot to blame
+        except self.distributed.KilledWorker as exc:
+            raise WorkerLost(
+                f"the cluster gave up a batch after its workers died ({exc}); run again to resume"
+            ) from None
+        except Exception as exc:
+            raise DaskError(f"a batch failed on the cluster: {type(exc).__name__}: {exc}") from exc
+        finally:
+            future.release()
+        return result
+
+    def close(self) -> None:
+        """Remove the run's plugins (the workers close their bot pools); close what the run
+        opened."""
+        for name in reversed(self.registered):
+            with contextlib.suppress(Exception):
+                self.client.unregister_worker_plugin(name)
+        self.registered.clear()
+        if self._close is not None:
+            close, self._close = self._close, None
+            close()
+
+    def cancel(self) -> None:
+        for future in self.live:
+            with contextlib.suppress(Exception):
+                future.cancel()
+        self.live.clear()
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 def run_league_dask(
@@ -140,126 +275,30 @@ def run_league_dask(
 
     ``client`` (an open client) wins over ``scheduler`` (an address); with neither a
     ``LocalCluster`` of ``workers`` processes is started for the run. Raises
-    :class:`~arena.run.local.Interrupted` on Ctrl-C, :class:`~arena.run.local.WorkerLost` if
+    :class:`~arena.run.driver.Interrupted` on Ctrl-C, :class:`~arena.run.driver.WorkerLost` if
     the scheduler gives a batch up (its workers kept dying), and
     :class:`~arena.errors.ArenaSetupError` when a worker cannot start a bot (a broken bot
     cache, a missing sandbox tool): no bot is charged for the arena's failure.
     """
     config = league.config
     settings = config.executor
-    chunk = chunk or settings.chunk or config.schedule.chunk
-    report = RunReport()
-    began = time.monotonic()
-    ratings = league.load_ratings()
-    report.batches_planned += league.advance(ratings)
-    pending: deque[Planned] = deque(league.unplayed())
-    if not pending:
-        return finish(league, report, began)
-    distributed = _distributed()
-    from arena.run.cluster_worker import BundlePlugin, PoolPlugin, play_batch
 
-    close: Callable[[], None] | None = None
-    if client is None:
-        client, close = connect(scheduler or settings.scheduler or None, workers or config.workers)
-    cl: Any = client  # distributed is only partly typed
-    token = uuid.uuid4().hex[:12]
-    plugin_name = f"arena-pools-{token}"
-    shared = settings.bots == "shared"
-    shared_folder = settings.shared_folder or str(league.folder.resolve())
-    shipping = Shipping({}, {})
-    registered: list[str] = []
+    def open_backend() -> DaskBackend:
+        _distributed()  # DaskError before a cluster is sought, if distributed is missing
+        if client is not None:
+            return DaskBackend(league, client)
+        opened, close = connect(scheduler or settings.scheduler or None, workers or config.workers)
+        try:
+            return DaskBackend(league, opened, close)
+        except BaseException:
+            close()  # the backend was not made, so it cannot close what was opened
+            raise
 
-    def refs_for(bots: Sequence[int]) -> tuple[BotRef, ...]:
-        missing = sorted(set(bots) - set(shipping.refs))
-        if missing:
-            more = ship(league, missing, shared)
-            for digest, data in more.bundles.items():
-                if digest not in shipping.bundles:
-                    name = f"arena-bot-{digest}"
-                    cl.register_plugin(BundlePlugin(digest, data), name=name)
-                    registered.append(name)
-            shipping.refs.update(more.refs)
-            shipping.bundles.update(more.bundles)
-        return tuple(shipping.refs[b] for b in bots)
-
-    seats: dict[str, tuple[int, ...]] = {}
-    done = league.store.played_count()
-    bar = Progress(progress, max(config.schedule.max_matches, done + len(pending)), done)
-    stop_after = max_new
-    futures = distributed.as_completed(loop=cl.loop)
-    live: set[Any] = set()  # the futures not yet returned
-    try:
-        cl.register_plugin(
-            PoolPlugin(
-                config.run_limits(),
-                config.schedule.fresh_processes,
-                shared_folder if shared else None,
-            ),
-            name=plugin_name,
-        )
-        registered.append(plugin_name)
-        threads, counted = max(1, sum(cl.nthreads().values())), time.monotonic()
-        while pending or live:
-            if time.monotonic() - counted > 2.0:  # workers may join or leave during a run
-                threads, counted = max(1, sum(cl.nthreads().values())), time.monotonic()
-            while pending and len(live) < 2 * threads and (stop_after is None or stop_after > 0):
-                batch: list[Planned] = []
-                while pending and len(batch) < chunk:
-                    p = pending.popleft()
-                    batch.append(p)
-                    seats[p.match_id] = p.bots
-                if stop_after is not None:
-                    stop_after -= len(batch)
-                task = [
-                    (p.match_id, p.game, p.seed, dict(p.options), refs_for(p.bots)) for p in batch
-                ]
-                future = cl.submit(
-                    play_batch, plugin_name, task, key=f"arena-play-{token}-{batch[0].match_id}"
-                )
-                live.add(future)
-                futures.add(future)
-            if not live:
-                break
-            future = next(futures)
-            live.discard(future)
-            try:
-                item = future.result()
-            except ArenaSetupError:
-                raise  # the arena's own failure on a worker: stop, no bot to blame
-            except distributed.KilledWorker as exc:
-                raise WorkerLost(
-                    f"the cluster gave up a batch after its workers died ({exc}); run again to resume"
-                ) from None
-            except Exception as exc:
-                raise DaskError(
-                    f"a batch failed on the cluster: {type(exc).__name__}: {exc}"
-                ) from exc
-            finally:
-                future.release()
-            report.processes_started += item["started"]
-            for record in item["records"]:
-                bots = seats.pop(record["match_id"], None)
-                if bots is not None and league.store.record_match(record, bots):
-                    done += 1
-                    report.played += 1
-                    if on_record is not None:
-                        on_record(record)
-            plan_more(league, ratings, pending, seats, report, bar, done)
-            bar.update(done)
-    except KeyboardInterrupt:
-        bar.finish()
-        raise Interrupted(
-            f"stopped after {report.played} new matches; run again to resume"
-        ) from None
-    finally:
-        for future in live:
-            with contextlib.suppress(Exception):
-                future.cancel()
-        for name in reversed(registered):
-            with contextlib.suppress(Exception):
-                cl.unregister_worker_plugin(name)
-        if close is not None:
-            close()
-    bar.update(done, force=True)
-    bar.finish()
-    return finish(league, report, began)
+    return drive(
+        league,
+        open_backend,
+        chunk=chunk or settings.chunk or config.schedule.chunk,
+        progress=progress,
+        max_new=max_new,
+        on_record=on_record,
+    )

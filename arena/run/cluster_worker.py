@@ -23,10 +23,10 @@ from distributed import WorkerPlugin, get_worker
 
 from arena.errors import ArenaSetupError
 from arena.games import JSON
-from arena.match import MatchSpec, run_match
+from arena.match import MatchSpec
+from arena.run.worker import ChunkResult, Player
 from arena.runtime.botproc import RunLimits
 from arena.runtime.manifest import BotSpec, load_bot
-from arena.runtime.pool import BotPool
 from arena.runtime.scratch import private_folder, remove_tree
 
 
@@ -204,7 +204,8 @@ class BundlePlugin(WorkerPlugin):
 
 
 class PoolPlugin(WorkerPlugin):
-    """Worker plugin: the worker's bot pools (one per thread), closed when it is removed."""
+    """Worker plugin: the worker's players (one per thread, each with its bot pool), closed when
+    the plugin is removed; and the bots it has loaded, each loaded once."""
 
     idempotent = False
 
@@ -212,7 +213,7 @@ class PoolPlugin(WorkerPlugin):
         self.limits = limits
         self.fresh = fresh
         self.shared = shared
-        self._pools: dict[int, BotPool] = {}
+        self._players: dict[int, Player] = {}
         self._specs: dict[BotRef, BotSpec] = {}
         self._lock = threading.Lock()
 
@@ -225,12 +226,13 @@ class PoolPlugin(WorkerPlugin):
     def setup(self, worker: Any) -> None:
         pass
 
-    def pool(self) -> BotPool:
+    def player(self) -> Player:
+        """This thread's player."""
         me = threading.get_ident()
         with self._lock:
-            if me not in self._pools:
-                self._pools[me] = BotPool(self.limits)
-            return self._pools[me]
+            if me not in self._players:
+                self._players[me] = Player(self.limits, self.fresh)
+            return self._players[me]
 
     def spec(self, ref: BotRef) -> BotSpec:
         with self._lock:
@@ -254,11 +256,11 @@ class PoolPlugin(WorkerPlugin):
 
     def teardown(self, worker: Any) -> None:
         with self._lock:
-            pools = list(self._pools.values())
-            self._pools.clear()
-        for pool in pools:
+            players = list(self._players.values())
+            self._players.clear()
+        for player in players:
             with contextlib.suppress(Exception):
-                pool.close()
+                player.close()
 
 
 # -- the task ---------------------------------------------------------------------------------
@@ -267,21 +269,12 @@ TaskMatch = tuple[str, str, int, Mapping[str, JSON], tuple[BotRef, ...]]
 """(match id, game, seed, options, bots by seat)."""
 
 
-def play_batch(plugin: str, matches: Sequence[TaskMatch]) -> dict[str, Any]:
+def play_batch(plugin: str, matches: Sequence[TaskMatch]) -> ChunkResult:
     """Play a batch of matches on this worker: pure, so the scheduler may run it again."""
     state = get_worker().plugins[plugin]
     assert isinstance(state, PoolPlugin)
-    records = []
-    started = 0
-    for match_id, game, seed, options, refs in matches:
-        spec = MatchSpec(match_id, game, seed, tuple(state.spec(r) for r in refs), options)
-        if state.fresh:
-            with BotPool(state.limits) as fresh:
-                records.append(run_match(spec, fresh).to_json())
-                started += fresh.started
-        else:
-            pool = state.pool()
-            before = pool.started
-            records.append(run_match(spec, pool).to_json())
-            started += pool.started - before
-    return {"records": records, "started": started}
+    specs = [
+        MatchSpec(match_id, game, seed, tuple(state.spec(r) for r in refs), options)
+        for match_id, game, seed, options, refs in matches
+    ]
+    return state.player().play(specs)

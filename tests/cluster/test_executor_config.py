@@ -26,3 +26,12 @@ def test_executor_keys_are_read_and_checked(tmp_path: Path) -> None:
     for bad in ({"kind": "spark"}, {"bots": "ftp"}, {"chunk": -1}, {"sheduler": "x"}):
         with pytest.raises(ConfigError, match="executor"):
             parse_config({"executor": bad})
+
+
+def test_the_executor_kind_is_an_enum() -> None:
+    from arena.league.config import ExecutorKind
+
+    assert default_config().executor.kind is ExecutorKind.LOCAL
+    assert parse_config({"executor": {"kind": "dask"}}).executor.kind is ExecutorKind.DASK
+    with pytest.raises(ConfigError, match=r"executor\.kind"):
+        parse_config({"executor": {"kind": 3}})

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import signal
 import time
+from pathlib import Path
 
-import multiprocess
 import pytest
 
-from arena.run.local import _terminate, _worker_pids
+from arena.run.local import Workers
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -19,13 +19,34 @@ def deaf() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def test_workers_deaf_to_sigterm_are_killed_after_the_grace() -> None:
-    pool = multiprocess.get_context("fork").Pool(2, initializer=deaf)
-    assert pool.apply_async(sum, ([1, 2],)).get(timeout=30) == 3
-    started = [pool.apply_async(time.sleep, (3600,)) for _ in range(2)]  # both workers stuck
-    time.sleep(0.5)
-    workers = [p for p in pool._pool]
-    assert len(_worker_pids(pool)) == 2
-    _terminate(pool, grace=1.0)  # pool.terminate(); pool.join() alone never returns here
-    assert all(p.exitcode == -signal.SIGKILL for p in workers), [p.exitcode for p in workers]
-    assert not any(r.ready() for r in started)
+def stuck(marker: str) -> None:
+    Path(marker).touch()
+    time.sleep(3600)
+
+
+def test_workers_deaf_to_sigterm_are_killed_after_the_grace(tmp_path: Path) -> None:
+    workers = Workers(2, initializer=deaf)
+    assert workers.executor.submit(sum, [1, 2]).result(timeout=30) == 3
+    markers = [tmp_path / f"stuck-{n}" for n in range(2)]
+    started = [workers.executor.submit(stuck, str(m)) for m in markers]  # both workers stuck
+    deadline = time.monotonic() + 30
+    while not all(m.exists() for m in markers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(m.exists() for m in markers)
+    processes = workers.processes
+    assert len(processes) == 2 and all(p.is_alive() for p in processes)
+    workers.stop(grace=1.0)  # a SIGTERM alone never ends these workers
+    assert all(p.exitcode == -signal.SIGKILL for p in processes), [p.exitcode for p in processes]
+    assert not any(f.done() and not f.cancelled() and f.exception() is None for f in started)
+
+
+def test_stopping_workers_that_end_on_sigterm_kills_none(tmp_path: Path) -> None:
+    workers = Workers(2)
+    marker = tmp_path / "stuck"
+    workers.executor.submit(stuck, str(marker))
+    deadline = time.monotonic() + 30
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    processes = workers.processes
+    workers.stop(grace=30.0)
+    assert all(p.exitcode == -signal.SIGTERM for p in processes), [p.exitcode for p in processes]

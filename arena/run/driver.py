@@ -1,0 +1,234 @@
+"""The league driver: one loop that runs a league's matches on any :class:`Backend`.
+
+The driver plans, queues chunks of matches on the backend, commits each record as it comes back
+(the parent is the only writer of the store), rates finished batches and plans the next ones,
+shows progress, and stops: when the league is finished, when ``max_new`` matches are played, on
+Ctrl-C (:class:`Interrupted`) or on a failure (the backend's error, after it is cancelled). What
+was committed stays, and the next run resumes from the store.
+
+A backend only moves chunks: :mod:`arena.run.local` (worker processes on this machine) and
+:mod:`arena.run.cluster` (the workers of a Dask cluster); both play them with
+:class:`arena.run.worker.Player`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TextIO
+
+import orjson
+
+from arena.league.core import League
+from arena.league.rating import LeagueRatings
+from arena.league.store import Planned
+from arena.run.worker import ChunkResult
+
+
+class WorkerLost(Exception):
+    """A worker died without returning its chunk; what was committed stays."""
+
+
+class Interrupted(Exception):
+    """The run was stopped (Ctrl-C); what was committed stays, the next run resumes."""
+
+
+class Backend(Protocol):
+    """Where chunks of matches are played. Made for one run; the driver ends it with exactly one
+    of :meth:`close` (all went well) or :meth:`cancel` (anything else)."""
+
+    def capacity(self) -> int:
+        """How many chunks to keep submitted at once: enough to keep every worker busy."""
+        ...
+
+    def submit(self, chunk: Sequence[Planned]) -> None:
+        """Send ``chunk`` to be played (it is never empty)."""
+        ...
+
+    def take(self, timeout: float) -> ChunkResult | None:
+        """The result of a chunk that finished, waiting up to ``timeout`` seconds for one; None
+        if none did. Raises :class:`WorkerLost` if a worker died with a chunk, or the error a
+        worker raised (:class:`~arena.errors.ArenaSetupError`: the arena cannot start a bot)."""
+        ...
+
+    def close(self) -> None:
+        """End the run after its last result: the workers close their bots."""
+        ...
+
+    def cancel(self) -> None:
+        """Stop now (Ctrl-C, an error): drop what is in flight, stop the workers and their bots.
+        Never waits long, never raises."""
+        ...
+
+
+@dataclass
+class RunReport:
+    played: int = 0
+    seconds: float = 0.0
+    processes_started: int = 0
+    batches_planned: list[int] = field(default_factory=list)
+    stopped: str = ""
+    """Why the run ended (:meth:`League.stop_reason`, or that ``max_new`` matches were played)."""
+
+    @property
+    def rate(self) -> float:
+        return self.played / self.seconds if self.seconds > 0 else 0.0
+
+
+class Progress:
+    """A plain-text progress line on stderr: matches done, rate, ETA to the budget."""
+
+    def __init__(self, stream: TextIO | None, total: int, done: int) -> None:
+        self.stream = stream
+        self.total = total
+        self.start_done = done
+        self.done = done
+        self.began = time.monotonic()
+        self.last = 0.0
+        self.tty = bool(stream is not None and stream.isatty())
+
+    def update(self, done: int, force: bool = False) -> None:
+        self.done = done
+        if self.stream is None:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < (0.2 if self.tty else 5.0):
+            return
+        self.last = now
+        elapsed = now - self.began
+        rate = (done - self.start_done) / elapsed if elapsed > 0 else 0.0
+        left = max(0, self.total - done)
+        eta = f"{left / rate:.0f}s" if rate > 0 else "?"
+        line = f"league: {done}/{self.total} matches  {rate:.1f}/s  ETA {eta} (budget)"
+        if self.tty:
+            self.stream.write("\r" + line.ljust(70))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.stream is not None and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def plan_more(
+    league: League,
+    ratings: LeagueRatings,
+    pending: deque[Planned],
+    in_flight: Mapping[str, object],
+    report: RunReport,
+    bar: Progress,
+    done: int,
+) -> None:
+    """Rate the finished batches, plan what may now be planned, and queue each new match once
+    (not one already pending or in flight)."""
+    new = league.advance(ratings)
+    if new:
+        report.batches_planned += new
+        known = {p.match_id for p in pending} | set(in_flight)
+        fresh = league.store.unplayed(min(new))
+        pending.extend(p for p in fresh if p.match_id not in known)
+        bar.total = max(bar.total, done + len(pending) + len(in_flight))
+
+
+def finish(league: League, report: RunReport, began: float) -> RunReport:
+    """Complete ``report`` at the end of a run: its time and why it stopped."""
+    report.seconds = time.monotonic() - began
+    report.stopped = league.stop_reason() or "stopped: the run's match limit is played"
+    return report
+
+
+POLL = 1.0
+"""Seconds the driver waits for a result before it updates the progress line anyway."""
+
+
+def drive(
+    league: League,
+    open_backend: Callable[[], Backend],
+    *,
+    chunk: int,
+    progress: TextIO | None = None,
+    max_new: int | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> RunReport:
+    """Play the league until it is finished (or ``max_new`` matches are played this run), in
+    chunks of up to ``chunk`` matches on the backend that ``open_backend`` makes (only if there
+    is something to play).
+
+    Raises :class:`Interrupted` on Ctrl-C, and whatever the backend raises (after cancelling
+    it): :class:`WorkerLost`, :class:`~arena.errors.ArenaSetupError`, its own errors.
+    """
+    report = RunReport()
+    began = time.monotonic()
+    ratings = league.load_ratings()
+    report.batches_planned += league.advance(ratings)
+    pending: deque[Planned] = deque(league.unplayed())
+    if not pending:
+        return finish(league, report, began)
+    seats: dict[str, tuple[int, ...]] = {}  # the matches in flight: their bots by seat
+    done = league.store.played_count()
+    bar = Progress(progress, max(league.config.schedule.max_matches, done + len(pending)), done)
+    left = max_new  # matches this run may still send
+    in_flight = 0  # chunks
+    backend: Backend | None = None
+    try:
+        backend = open_backend()
+        while pending or in_flight:
+            while pending and in_flight < backend.capacity() and (left is None or left > 0):
+                batch = [pending.popleft() for _ in range(min(chunk, len(pending)))]
+                for p in batch:
+                    seats[p.match_id] = p.bots
+                if left is not None:
+                    left -= len(batch)
+                backend.submit(batch)
+                in_flight += 1
+            if not in_flight:
+                break
+            result = backend.take(POLL)
+            if result is None:
+                bar.update(done)
+                continue
+            in_flight -= 1
+            report.processes_started += result.started
+            done += commit(league, result, seats, report, on_record)
+            plan_more(league, ratings, pending, seats, report, bar, done)
+            bar.update(done)
+        backend.close()
+    except KeyboardInterrupt:
+        if backend is not None:
+            backend.cancel()
+        bar.finish()
+        raise Interrupted(
+            f"stopped after {report.played} new matches; run again to resume"
+        ) from None
+    except BaseException:
+        if backend is not None:
+            backend.cancel()
+        raise
+    bar.update(done, force=True)
+    bar.finish()
+    return finish(league, report, began)
+
+
+def commit(
+    league: League,
+    result: ChunkResult,
+    seats: dict[str, tuple[int, ...]],
+    report: RunReport,
+    on_record: Callable[[dict[str, Any]], None] | None,
+) -> int:
+    """Store the records of ``result``; how many were new. A record whose match is not in
+    flight (a chunk a Dask scheduler ran twice) or already stored is counted once only."""
+    new = 0
+    for blob in result.records:
+        record = orjson.loads(blob)
+        bots = seats.pop(record["match_id"], None)
+        if bots is not None and league.store.record_match(record, bots, encoded=blob.decode()):
+            new += 1
+            report.played += 1
+            if on_record is not None:
+                on_record(record)
+    return new

@@ -1,0 +1,191 @@
+"""The league driver's loop on a fake backend in this process (built-in bots, no process):
+budget and ``max_new``, commits whatever order chunks finish in, a lost worker, Ctrl-C."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from arena.league.core import League
+from arena.league.store import Planned
+from arena.match import MatchSpec
+from arena.run.driver import Backend, Interrupted, WorkerLost, drive
+from arena.run.worker import ChunkResult, Player
+from arena.runtime.botproc import RunLimits
+from tests.league.helpers import fingerprint, small_league
+
+BOTS = ["builtin:random", "builtin:first"]
+
+
+class FakeBackend:
+    """Plays each chunk in this process when it is taken, last submitted first (so results come
+    back out of order); ``fail_at`` makes the n-th take (from 1) raise ``failure`` instead."""
+
+    def __init__(
+        self,
+        league: League,
+        capacity: int = 3,
+        fail_at: int = 0,
+        failure: BaseException | None = None,
+        twice: bool = False,
+    ) -> None:
+        self.league = league
+        self.player = Player(RunLimits(), fresh=False)
+        self.slots = capacity
+        self.fail_at = fail_at
+        self.failure = failure
+        self.twice = twice
+        """Send each chunk's records again with the next chunk's (as from a task run twice)."""
+        self.queued: list[Sequence[Planned]] = []
+        self.last: list[bytes] = []
+        self.takes = 0
+        self.most_in_flight = 0
+        self.ended: list[str] = []
+
+    def capacity(self) -> int:
+        return self.slots
+
+    def submit(self, chunk: Sequence[Planned]) -> None:
+        assert chunk and not self.ended
+        self.queued.append(chunk)
+        self.most_in_flight = max(self.most_in_flight, len(self.queued))
+
+    def take(self, timeout: float) -> ChunkResult | None:
+        self.takes += 1
+        if self.takes == self.fail_at:
+            assert self.failure is not None
+            raise self.failure
+        if not self.queued:
+            return None
+        chunk = self.queued.pop()
+        by_id = {e.id: e for e in self.league.entrants()}
+        specs = [
+            MatchSpec(
+                p.match_id,
+                p.game,
+                p.seed,
+                tuple(self.league.bot_spec(by_id[b]) for b in p.bots),
+                p.options,
+            )
+            for p in chunk
+        ]
+        result = self.player.play(specs)
+        if self.twice:
+            result, self.last = (
+                ChunkResult(self.last + result.records, result.started),
+                result.records,
+            )
+        return result
+
+    def close(self) -> None:
+        self.ended.append("close")
+        self.player.close()
+
+    def cancel(self) -> None:
+        self.ended.append("cancel")
+        self.player.close()
+
+
+def run(folder: Path, **options: object) -> FakeBackend:
+    """Run the league at ``folder`` to its end on a FakeBackend made with ``options``."""
+    made: list[FakeBackend] = []
+    with League.open(folder) as lg:
+
+        def open_backend() -> Backend:
+            made.append(FakeBackend(lg, **options))  # type: ignore[arg-type]
+            return made[-1]
+
+        drive(lg, open_backend, chunk=2, progress=None)
+    return made[0]
+
+
+def test_the_driver_plays_to_the_budget_and_commits_out_of_order_results(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", BOTS, budget=24, batch=6)
+    backend = run(folder)
+    assert backend.ended == ["close"]
+    assert backend.most_in_flight == 3  # the backend's capacity, never more
+    with League.open(folder) as lg:
+        assert lg.store.played_count() == 24 and lg.finished()
+        assert lg.stop_reason() == "finished: the budget of 24 matches is played"
+        assert lg.rate_from_scratch().rows() == lg.load_ratings().rows()
+    in_order = small_league(tmp_path / "in-order", BOTS, budget=24, batch=6)
+    run(in_order, capacity=1)  # one chunk at a time: results come in schedule order
+    assert fingerprint(folder) == fingerprint(in_order)
+
+
+def test_a_record_sent_twice_is_committed_once(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", BOTS, budget=24, batch=6)
+    run(folder, twice=True)
+    once = small_league(tmp_path / "once", BOTS, budget=24, batch=6)
+    run(once)
+    assert fingerprint(folder) == fingerprint(once)
+
+
+def test_max_new_stops_the_run_after_that_many_matches_sent(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", BOTS, budget=24, batch=6)
+    with League.open(folder) as lg:
+        made: list[FakeBackend] = []
+
+        def open_backend() -> Backend:
+            made.append(FakeBackend(lg))
+            return made[-1]
+
+        report = drive(lg, open_backend, chunk=2, progress=None, max_new=5)
+        assert report.played == 6  # whole chunks: 2 + 2 + 2
+        assert report.stopped == "stopped: the run's match limit is played"
+        assert made[0].ended == ["close"]
+    run(folder)
+    whole = small_league(tmp_path / "whole", BOTS, budget=24, batch=6)
+    run(whole)
+    assert fingerprint(folder) == fingerprint(whole)
+
+
+def test_a_finished_league_opens_no_backend(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", BOTS, budget=6, batch=6)
+    run(folder)
+    with League.open(folder) as lg:
+        report = drive(lg, pytest.fail, chunk=2, progress=None)  # type: ignore[arg-type]
+    assert report.played == 0 and report.stopped.startswith("finished")
+
+
+@pytest.mark.parametrize(
+    ("failure", "raised"),
+    [
+        (WorkerLost("a worker process died"), WorkerLost),
+        (KeyboardInterrupt(), Interrupted),
+        (RuntimeError("the backend broke"), RuntimeError),
+    ],
+)
+def test_a_run_that_fails_cancels_the_backend_keeps_what_it_committed_and_resumes(
+    tmp_path: Path, failure: BaseException, raised: type[BaseException]
+) -> None:
+    folder = small_league(tmp_path / "l", BOTS, budget=24, batch=6)
+    made: list[FakeBackend] = []
+    with League.open(folder) as lg:
+
+        def open_backend() -> Backend:
+            made.append(FakeBackend(lg, fail_at=5, failure=failure))
+            return made[-1]
+
+        with pytest.raises(raised) as caught:
+            drive(lg, open_backend, chunk=2, progress=None)
+        assert made[0].ended == ["cancel"]
+        assert lg.store.played_count() == 8  # the four chunks taken before the failure
+    if raised is Interrupted:
+        assert "stopped after 8 new matches; run again to resume" in str(caught.value)
+    run(folder)
+    whole = small_league(tmp_path / "whole", BOTS, budget=24, batch=6)
+    run(whole)
+    assert fingerprint(folder) == fingerprint(whole)
+
+
+def test_a_backend_that_fails_to_open_is_not_cancelled(tmp_path: Path) -> None:
+    folder = small_league(tmp_path / "l", BOTS, budget=6, batch=6)
+
+    def open_backend() -> Backend:
+        raise KeyboardInterrupt
+
+    with League.open(folder) as lg, pytest.raises(Interrupted):
+        drive(lg, open_backend, chunk=2, progress=None)
