@@ -73,11 +73,30 @@ def init(name: str, seed: int, workers: int) -> None:
     default=None,
     help="The Dask scheduler, e.g. tcp://host:8786 (with --executor dask).",
 )
+@click.option(
+    "--more",
+    type=click.IntRange(min=1, max=100_000_000),
+    default=None,
+    metavar="N",
+    help="Play N more matches than are planned or budgeted now (past the stopping rule too).",
+)
 def run(
-    name: str, workers: int | None, quiet: bool, executor: str | None, scheduler: str | None
+    name: str,
+    workers: int | None,
+    quiet: bool,
+    executor: str | None,
+    scheduler: str | None,
+    more: int | None,
 ) -> None:
-    """Play league NAME until its stopping rule; resumes where a previous run stopped."""
+    """Play league NAME until its budget or stopping rule; resumes where a previous run stopped.
+
+    With --more N it plays N matches beyond what is planned or budgeted now (past the stopping
+    rule too), e.g. after a resubmission when the budget is spent.
+    """
     with open_league(name) as lg:
+        if more is not None:
+            budget = lg.extend(more)
+            click.echo(f"the league now plans up to {budget} matches", err=True)
         play(lg, workers, quiet, executor, scheduler)
 
 
@@ -97,6 +116,12 @@ def play(
         protect(lg.folder)  # under rlimits, a bot's own uid must not read the league's data
     except OSError as exc:
         click.echo(f"warning: cannot make {lg.folder} private: {exc.strerror}", err=True)
+    for game, seats, bots in lg.crowded_tables():
+        click.echo(
+            f"note: {game} is played at {seats} seats but only {bots} active bot(s) play it:"
+            " some bots fill two seats of a table (rated once per table, at their mean place)",
+            err=True,
+        )
     kind = ExecutorKind(executor) if executor else None
     dask = (
         kind or (ExecutorKind.DASK if scheduler else lg.config.executor.kind)

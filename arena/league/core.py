@@ -587,7 +587,7 @@ class League:
                         per_game.setdefault(game, []).append(e.id)
             view = {g: dict(r) for g, r in ratings.ratings.items()} if basis >= 0 else None
             mode, matches = plan_batch(self.config, batch, per_game, view, self.env)
-            room = self.config.schedule.max_matches - self.store.planned_matches()
+            room = self.budget - self.store.planned_matches()
             matches = trim_to_budget(matches, room)
             if not matches:
                 break
@@ -595,11 +595,45 @@ class League:
             out.append(batch)
         return out
 
+    def crowded_tables(self) -> list[tuple[str, int, int]]:
+        """(game, seats, active bots) for each table size larger than the number of active
+        entrants of its game: a bot then fills several seats of one table."""
+        out = []
+        for game in self.config.games:
+            bots = sum(1 for e in self.entrants() if e.active and game.name in e.games)
+            out += [(game.name, n, bots) for n in game.seats if n > bots > 0]
+        return out
+
+    EXTEND_KEY = "extended_to"
+
+    def extended_to(self) -> int:
+        """The planned matches the operator asked for with ``league run --more`` (0: none)."""
+        return int(self.store.get_meta(self.EXTEND_KEY) or 0)
+
+    @property
+    def budget(self) -> int:
+        """The matches the league plans in all: ``schedule.max_matches``, or more if the
+        operator extended it."""
+        return max(self.config.schedule.max_matches, self.extended_to())
+
+    def extend(self, more: int) -> int:
+        """Let the league play ``more`` matches beyond what is planned or budgeted now, past
+        the stopping rules too; returns the new budget."""
+        if more < 1:
+            raise LeagueError(f"--more takes a positive number of matches, not {more}")
+        target = max(self.budget, self.store.planned_matches()) + more
+        with self.store.transaction():
+            self.store.set_meta(self.EXTEND_KEY, str(target))
+        return target
+
     def should_stop(self, ratings: LeagueRatings, basis: int) -> bool:
         """The stopping rules (the budget is applied when planning)."""
         s = self.config.schedule
-        if self.store.planned_matches() >= s.max_matches:
+        planned = self.store.planned_matches()
+        if planned >= self.budget:
             return True
+        if planned < self.extended_to():
+            return False  # the operator asked for more (league run --more N): no early stop
         if basis + 1 < max(1, s.warmup_batches):
             return False
         active = {e.id: e for e in self.entrants() if e.active}
@@ -637,9 +671,10 @@ class League:
         too few active entrants to seat a table (naming who is suspended or withdrawn)."""
         if self.store.unplayed():
             return ""
-        budget = self.config.schedule.max_matches
+        budget = self.budget
+        more = "; `arena league run L --more N` plays N more"
         if self.store.planned_matches() >= budget:
-            return f"finished: the budget of {budget} matches is played"
+            return f"finished: the budget of {budget} matches is played{more}"
         active = [e for e in self.entrants() if e.active]
         seatable = any(
             (1 if min(game.seats) == 1 else 2) <= sum(1 for e in active if game.name in e.games)
@@ -651,7 +686,13 @@ class League:
             return f"stopped: too few active entrants to seat a table ({len(active)} active)" + (
                 f"; {why}" if why else ""
             )
-        return "finished: the stopping rule is met (the ratings are settled)"
+        if not self.should_stop(self.load_ratings(), self.rated_batches() - 1):
+            planned = self.store.planned_matches()
+            return (
+                f"finished: the budget of {budget} matches is spent ({planned} planned: the "
+                f"next batch of whole duplicate sets does not fit){more}"
+            )
+        return f"finished: the stopping rule is met (the ratings are settled){more}"
 
     # -- standings and export -------------------------------------------------------------
 

@@ -170,7 +170,7 @@ def drive(
         return finish(league, report, began)
     seats: dict[str, tuple[int, ...]] = {}  # the matches in flight: their bots by seat
     done = league.store.played_count()
-    bar = Progress(progress, max(league.config.schedule.max_matches, done + len(pending)), done)
+    bar = Progress(progress, max(league.budget, done + len(pending)), done)
     left = max_new  # matches this run may still send
     in_flight = 0  # chunks
     backend: Backend | None = None

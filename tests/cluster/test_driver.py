@@ -108,7 +108,7 @@ def test_the_driver_plays_to_the_budget_and_commits_out_of_order_results(tmp_pat
     assert backend.most_in_flight == 3  # the backend's capacity, never more
     with League.open(folder) as lg:
         assert lg.store.played_count() == 24 and lg.finished()
-        assert lg.stop_reason() == "finished: the budget of 24 matches is played"
+        assert lg.stop_reason().startswith("finished: the budget of 24 matches is played;")
         assert lg.rate_from_scratch().rows() == lg.load_ratings().rows()
     in_order = small_league(tmp_path / "in-order", BOTS, budget=24, batch=6)
     run(in_order, capacity=1)  # one chunk at a time: results come in schedule order

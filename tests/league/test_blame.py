@@ -233,7 +233,7 @@ def test_a_league_that_played_its_budget_says_finished(here: Path) -> None:
     league = small_league(here / "league", ["builtin:first", "builtin:random"], budget=6, batch=6)
     with League.open(league) as lg:
         report = run_league(lg, workers=1, progress=None)
-    assert report.stopped == "finished: the budget of 6 matches is played"
+    assert report.stopped.startswith("finished: the budget of 6 matches is played;")
 
 
 # -- the jail's own report ---------------------------------------------------------------------
