@@ -256,6 +256,7 @@ class Table:
 
     def start(self) -> None:
         """Get each seat's bot from the pool, count its usage from now, and send ``start``."""
+        self.pool.begin_match()
         for seat in self.seats:
             got = self.pool.get(seat.bot, seat.slot)
             if isinstance(got, Fault):

@@ -427,6 +427,13 @@ class Executor:
         'This league folder as the Dask workers see it, for bots = "shared" ("": this path).',
     )
     chunk: int = setting(0, "Matches per Dask task (0: schedule.chunk).", low=0, high=100_000)
+    live_bots: int = setting(
+        0,
+        "Bot processes each worker keeps alive at most (0: no cap); past it, the least recently"
+        " used is told bye and started again when next seated. Bounds memory in big leagues.",
+        low=0,
+        high=100_000,
+    )
 
 
 @dataclass(frozen=True)
@@ -457,7 +464,7 @@ class LeagueConfig:
     memory_mb_per_bot; 0: no cap)."""
 
     def run_limits(self) -> RunLimits:
-        return RunLimits(time=self.limits, budget=self.budget)
+        return RunLimits(time=self.limits, budget=self.budget, live_bots=self.executor.live_bots)
 
     def game(self, name: str) -> GameConfig:
         for game in self.games:

@@ -87,6 +87,9 @@ class RunLimits:
     sandbox: Limits = field(default_factory=Limits)
     budget: Budget = field(default_factory=Budget)
     """Caps on CPU and memory of all of a bot's processes together (see :mod:`arena.runtime.usage`)."""
+    live_bots: int = 0
+    """Bot processes a pool keeps alive at most (0: no cap): past it, the least recently used
+    bot not seated in the current match is told ``bye`` and restarted when next needed."""
 
 
 class FaultKind(enum.Enum):

@@ -74,6 +74,12 @@ class BotPool:
         self.start_seconds = 0.0
         """Total time spent starting processes, handshakes included."""
         self._live: dict[tuple[str, int], Connection] = {}
+        self._used: dict[tuple[str, int], int] = {}
+        """When each live bot was last handed out (a counter), for the cap on live bots."""
+        self._clock = 0
+        self._match_began = 0
+        self.evicted = 0
+        """Bots closed to keep under :attr:`RunLimits.live_bots`."""
         self._scratch: dict[tuple[str, int], Path] = {}
         self._sigterm: _SigtermExit | None = None
 
@@ -82,11 +88,16 @@ class BotPool:
         fails to start (the next call tries again). Raises :class:`ArenaSetupError` if the arena
         cannot start it (the bot is not to blame)."""
         key = (bot.source, slot)
+        self._clock += 1
         live = self._live.get(key)
         if live is not None:
             if live.alive():
+                self._used[key] = self._clock
                 return live
             self.discard(bot, slot)  # it died between matches: start a fresh one
+        if bot.kind is BotKind.PROCESS:
+            self._make_room()
+        self._used[key] = self._clock
         started = self._start(bot, key)
         if isinstance(started, Fault):
             return started
@@ -153,6 +164,29 @@ class BotPool:
             raise ArenaSetupError(f"cannot set up the sandbox for {bot.name}: {error}")
         return transport
 
+    def begin_match(self) -> None:
+        """A new match starts seating its bots: none of them may be closed to make room for
+        another while it is seated (see :attr:`RunLimits.live_bots`)."""
+        self._match_began = self._clock + 1
+
+    def _make_room(self) -> None:
+        """Close least recently used bots until a new one fits under the cap; never one of the
+        current match (a match that needs more bots than the cap exceeds it)."""
+        cap = self.limits.live_bots
+        if cap <= 0:
+            return
+        while len(self._scratch) >= cap:  # live bot processes (in-process agents have none)
+            idle = [k for k in self._scratch if self._used.get(k, 0) < self._match_began]
+            if not idle:
+                return
+            victim = min(idle, key=lambda k: self._used.get(k, 0))
+            live = self._live.get(victim)
+            if live is not None:
+                with contextlib.suppress(Exception):
+                    live.say_bye()
+            self._stop(victim)
+            self.evicted += 1
+
     def peek(self, bot: BotSpec, slot: int = 0) -> Connection | None:
         """The connection kept for (bot, slot), alive or not, without starting one."""
         return self._live.get((bot.source, slot))
@@ -167,6 +201,7 @@ class BotPool:
         self._stop((bot.source, slot))
 
     def _stop(self, key: tuple[str, int]) -> None:
+        self._used.pop(key, None)
         live = self._live.pop(key, None)
         try:
             if live is not None:

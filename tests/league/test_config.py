@@ -82,7 +82,7 @@ def accepted(key: Key, value: object) -> None:
 def test_the_schema_holds_every_key_once_and_in_the_files_order() -> None:
     paths = [key.path for key in SCHEMA]
     assert len(paths) == len(set(paths))
-    assert paths[:2] == ["seed", "workers"] and paths[-1] == "executor.chunk"
+    assert paths[:2] == ["seed", "workers"] and paths[-1] == "executor.live_bots"
     assert {key.section for key in SCHEMA} == {*SECTIONS, "games.NAME"}
     assert all(key.help.strip() and key.name for key in SCHEMA)
 
