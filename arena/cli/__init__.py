@@ -5,9 +5,11 @@
 - :mod:`arena.cli.league`: ``league ...``, ``submit``, ``bots``, ``withdraw``
 - :mod:`arena.cli.audit`: ``audit``
 - :mod:`arena.cli.site`: ``leaderboard``, ``serve``
-- :mod:`arena.cli.common`: what they share (error handling, league names, time options)
+- :mod:`arena.cli.common`: what they share (league names, time options, loading bots)
+- :mod:`arena.cli.group`: the main group (commands imported when run; clear errors)
 
-Every command is registered here, in :data:`COMMANDS`, and nowhere else.
+Every command is registered here, in :data:`COMMANDS`, and nowhere else; a command's module
+is imported only when that command runs (or ``--help`` lists them all).
 """
 
 from __future__ import annotations
@@ -15,27 +17,28 @@ from __future__ import annotations
 import click
 
 from arena import __version__, native
-from arena.cli import audit, kit, league, play, site
-from arena.cli.common import ArenaGroup
+from arena.cli.group import LazyGroup
 
-COMMANDS: tuple[click.Command, ...] = (
-    play.games,
-    play.play,
-    play.human,
-    play.check,
-    kit.kit,
-    league.league,
-    league.submit,
-    league.bots,
-    league.withdraw,
-    audit.audit,
-    site.leaderboard,
-    site.serve,
-)
+COMMANDS: dict[str, str] = {
+    "games": "arena.cli.play:games",
+    "play": "arena.cli.play:play",
+    "human": "arena.cli.play:human",
+    "check": "arena.cli.play:check",
+    "kit": "arena.cli.kit:kit",
+    "league": "arena.cli.league:league",
+    "submit": "arena.cli.league:submit",
+    "bots": "arena.cli.league:bots",
+    "withdraw": "arena.cli.league:withdraw",
+    "audit": "arena.cli.audit:audit",
+    "leaderboard": "arena.cli.site:leaderboard",
+    "serve": "arena.cli.site:serve",
+}
+"""Every command, by name: the module and attribute that define it (imported when it runs)."""
 
 
 @click.group(
-    cls=ArenaGroup,
+    cls=LazyGroup,
+    lazy=COMMANDS,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(
@@ -47,7 +50,3 @@ def main() -> None:
     Bots for Ten, Take 5 and Phase 10 speak JSON over stdin/stdout; the arena plays them against
     each other, rates them with TrueSkill and renders leaderboards.
     """
-
-
-for _command in COMMANDS:
-    main.add_command(_command)

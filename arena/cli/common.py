@@ -1,51 +1,18 @@
-"""What the command groups share: the main group's error handling, league names, time options."""
+"""What the command groups share: league names, time options, loading bots."""
 
 from __future__ import annotations
 
-import errno
-import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
-import orjson
 
-from arena.errors import ArenaSetupError
 from arena.league.config import MAX_SECONDS, MAX_SEED, MAX_WORKERS, ConfigError
 from arena.league.core import League, LeagueError
-from arena.league.store import explain
 from arena.runtime.botproc import RunLimits, TimeLimits
 from arena.runtime.manifest import BotError, BotSpec, load_bot
-from arena.terminal import Seconds, describe_os_error, failure
-
-
-class ArenaGroup(click.Group):
-    """The main group. An :class:`ArenaSetupError` (the arena, not a bot, failed) and errors of
-    the machine rather than of the arena (a folder that cannot be written, a full disk, a
-    database that cannot be read) end as one line on stderr and exit status 1, not as a
-    traceback; a broken pipe is left to click, which exits quietly."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ArenaSetupError as exc:
-            raise click.ClickException(f"the arena cannot run bots here: {exc}") from None
-        except OSError as exc:
-            if exc.errno == errno.EPIPE:
-                raise
-            raise click.ClickException(describe_os_error(exc)) from None
-        except sqlite3.Error as exc:
-            raise click.ClickException(f"the league database: {explain(exc)}") from None
-        except orjson.JSONDecodeError as exc:
-            raise click.ClickException(
-                f"the league database holds a damaged record ({exc}): restore league.db from a copy"
-            ) from None
-        except ValueError as exc:
-            if "embedded null" not in str(exc):  # 3.11, 3.12: byte; 3.13: character
-                raise
-            raise click.ClickException("a path holds a NUL byte (\\x00)") from None
-
+from arena.terminal import Seconds, failure
 
 SEED = click.IntRange(min=0, max=MAX_SEED)
 

@@ -1,0 +1,66 @@
+"""The ``arena`` group: commands imported only when one is run, and errors of the arena or the
+machine (not of a bot) as one clear line. Light on purpose: ``arena --version`` and the start of
+every command pay for nothing else."""
+
+from __future__ import annotations
+
+import errno
+import importlib
+import sqlite3
+from collections.abc import Mapping
+from typing import Any
+
+import click
+import orjson
+
+from arena.errors import ArenaSetupError
+from arena.terminal import describe_os_error
+
+
+class ArenaGroup(click.Group):
+    """The main group. An :class:`ArenaSetupError` (the arena, not a bot, failed) and errors of
+    the machine rather than of the arena (a folder that cannot be written, a full disk, a
+    database that cannot be read) end as one line on stderr and exit status 1, not as a
+    traceback; a broken pipe is left to click, which exits quietly."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ArenaSetupError as exc:
+            raise click.ClickException(f"the arena cannot run bots here: {exc}") from None
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise
+            raise click.ClickException(describe_os_error(exc)) from None
+        except sqlite3.Error as exc:
+            from arena.league.store import explain  # only when the database failed
+
+            raise click.ClickException(f"the league database: {explain(exc)}") from None
+        except orjson.JSONDecodeError as exc:
+            raise click.ClickException(
+                f"the league database holds a damaged record ({exc}): restore league.db from a copy"
+            ) from None
+        except ValueError as exc:
+            if "embedded null" not in str(exc):  # 3.11, 3.12: byte; 3.13: character
+                raise
+            raise click.ClickException("a path holds a NUL byte (\\x00)") from None
+
+
+class LazyGroup(ArenaGroup):
+    """A group whose commands are ``"module:attribute"`` paths, imported on first use."""
+
+    def __init__(self, *args: Any, lazy: Mapping[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*self.lazy, *super().list_commands(ctx)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        path = self.lazy.get(cmd_name)
+        if path is None:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = path.partition(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command), path
+        return command

@@ -1,0 +1,46 @@
+"""The ``arena`` command imports a command's module only when that command runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import COMMANDS, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def loaded_after(*args: str) -> set[str]:
+    code = (
+        "import sys\nfrom arena.cli import main\n"
+        f"try:\n    main({list(args)!r})\nexcept SystemExit:\n    pass\n"
+        "print('\\n'.join(sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
+    return set(out.split())
+
+
+def test_version_imports_no_command() -> None:
+    loaded = loaded_after("--version")
+    assert not {m for m in loaded if m.startswith(("arena.league", "arena.site", "arena.run"))}
+    assert "jinja2" not in loaded and "trueskill" not in loaded
+
+
+def test_a_command_imports_its_own_module_only() -> None:
+    loaded = loaded_after("games")
+    assert "arena.cli.play" in loaded
+    assert "arena.cli.site" not in loaded and "jinja2" not in loaded
+
+
+def test_every_registered_command_resolves_and_has_help() -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0, result.output
+    for name in COMMANDS:
+        assert f"  {name} " in result.output
+        command = main.get_command(None, name)  # type: ignore[arg-type]
+        assert command is not None and command.name == name
