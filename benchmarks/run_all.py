@@ -101,6 +101,12 @@ BENCHES = (
         ("--leagues", "2", "--budget", "300"),
     ),
     Bench(
+        "records",
+        "bench_records",
+        "Stored match records: bytes per match (JSON vs compressed) and the parent's cost per record",
+        ("--matches", "10"),
+    ),
+    Bench(
         "sprt",
         "bench_sprt",
         "A/B test (GSPRT): false positives, power, blocks to a verdict, duplicate-block variance",
@@ -231,6 +237,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "adaptive": last_line,
     "site": grep(r"full", r"new"),
     "sprt": grep(r"^summary", r"^real: "),
+    "records": grep(r"^all games"),
 }
 
 DASK_ROW = re.compile(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -73,7 +74,7 @@ MIGRATIONS: tuple[str, ...] = (
         faults INTEGER NOT NULL,
         seconds REAL NOT NULL,
         finished_at TEXT NOT NULL,
-        record TEXT NOT NULL              -- the whole match record, JSON
+        record TEXT NOT NULL              -- the whole match record, JSON (zlib BLOB since v2)
     );
     CREATE TABLE faults (
         match_id TEXT NOT NULL REFERENCES results(match_id),
@@ -294,6 +295,42 @@ class FaultTally(NamedTuple):
     faults: int
 
 
+RECORD_LEVEL = 1
+"""zlib level of stored records: level 1 makes a record several times smaller for a fraction of
+a millisecond (benchmarks/bench_records.py); higher levels gain little more."""
+
+
+class PackedRecord(NamedTuple):
+    """A match record as a worker sends it: a small ``head`` (what the store indexes: id,
+    places, scores, faults, time) that the parent decodes, and the whole record compressed,
+    which the parent stores as it is, never decoding it."""
+
+    head: bytes
+    body: bytes
+
+
+def pack_record(record: Mapping[str, Any]) -> PackedRecord:
+    """``record`` (a match record as JSON data) for the trip to the store."""
+    head = {
+        "match_id": record["match_id"],
+        "ranks": record["ranks"],
+        "scores": record["result"]["scores"],
+        "faults": record["faults"],
+        "seconds": record["seconds"],
+    }
+    body = orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+    return PackedRecord(orjson.dumps(head), zlib.compress(body, RECORD_LEVEL))
+
+
+def unpack_record(stored: bytes | str) -> Any:
+    """A stored record as JSON data: compressed (what the store writes), or plain JSON text or
+    bytes (leagues written before records were compressed). Raises ``orjson.JSONDecodeError``
+    (a ``ValueError``) or ``zlib.error`` for damaged data."""
+    if isinstance(stored, bytes) and stored[:1] not in (b"{", b"[", b" ", b"\n"):
+        stored = zlib.decompress(stored)
+    return orjson.loads(stored)
+
+
 def dumps(value: JSON) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
@@ -511,7 +548,7 @@ class StoreReader:
             "SELECT s.batch, s.ordinal, s.tab, s.rotation, s.bots, r.record"
             " FROM schedule s JOIN results r USING (match_id) ORDER BY s.batch, s.ordinal"
         ):
-            data = orjson.loads(record)
+            data = unpack_record(record)
             data["schedule"] = {
                 "batch": batch,
                 "ordinal": ordinal,
@@ -546,7 +583,7 @@ class StoreReader:
                 game,
                 tuple(orjson.loads(bots)),
                 finished_at,
-                orjson.loads(record),
+                unpack_record(record),
             )
 
     def last_finished(self) -> str:
@@ -574,8 +611,8 @@ class StoreReader:
                 )
                 continue
             try:
-                record = orjson.loads(r[12])
-            except orjson.JSONDecodeError:
+                record = unpack_record(r[12])
+            except (orjson.JSONDecodeError, zlib.error):
                 record = None
             yield StoredResult(
                 r[0],
@@ -798,13 +835,15 @@ class Store(StoreReader):
 
     # -- results --------------------------------------------------------------------------
 
-    def record_match(
-        self, record: Mapping[str, JSON], bots: Sequence[int], encoded: str | None = None
-    ) -> bool:
-        """Commit one match record; False (and nothing written) if its id is already stored.
+    def record_match(self, record: Mapping[str, JSON], bots: Sequence[int]) -> bool:
+        """Commit one match record (JSON data); False (and nothing written) if its id is
+        already stored."""
+        return self.record_packed(pack_record(record), bots)
 
-        ``encoded`` is the record already as JSON with sorted keys, if the caller has it.
-        """
+    def record_packed(self, packed: PackedRecord, bots: Sequence[int]) -> bool:
+        """Commit one match record as a worker packed it (the body is stored as it is); False
+        (and nothing written) if its id is already stored."""
+        record = orjson.loads(packed.head)
         match_id = record["match_id"]
         faults = record["faults"]
         with self.transaction() as db:
@@ -814,11 +853,11 @@ class Store(StoreReader):
                 (
                     match_id,
                     dumps(record["ranks"]),
-                    dumps(record["result"]["scores"]),
+                    dumps(record["scores"]),
                     len({f["seat"] for f in faults}),
                     float(record["seconds"]),
                     now(),
-                    dumps(record) if encoded is None else encoded,
+                    packed.body,
                 ),
             )
             if cursor.rowcount == 0:

@@ -23,7 +23,7 @@ import orjson
 
 from arena.league.core import League
 from arena.league.rating import LeagueRatings
-from arena.league.store import Planned
+from arena.league.store import Planned, unpack_record
 from arena.run.worker import ChunkResult
 
 
@@ -223,12 +223,12 @@ def commit(
     """Store the records of ``result``; how many were new. A record whose match is not in
     flight (a chunk a Dask scheduler ran twice) or already stored is counted once only."""
     new = 0
-    for blob in result.records:
-        record = orjson.loads(blob)
-        bots = seats.pop(record["match_id"], None)
-        if bots is not None and league.store.record_match(record, bots, encoded=blob.decode()):
+    for packed in result.records:
+        match_id = orjson.loads(packed.head)["match_id"]  # the head only: a few hundred bytes
+        bots = seats.pop(match_id, None)
+        if bots is not None and league.store.record_packed(packed, bots):
             new += 1
             report.played += 1
             if on_record is not None:
-                on_record(record)
+                on_record(unpack_record(packed.body))
     return new

@@ -3,8 +3,9 @@
 A :class:`Player` belongs to one worker (a local worker process, or one thread of a Dask worker):
 its :class:`~arena.runtime.pool.BotPool` is made on first use and kept across chunks, so each bot
 process starts once per worker; with ``schedule.fresh_processes`` each match gets a pool of its
-own instead. Records leave the worker as JSON bytes (keys sorted, as the store keeps them): bytes
-cross a process boundary far faster than nested objects, and the store commits them as they are.
+own instead. Records leave the worker packed (:func:`~arena.league.store.pack_record`): a small
+head the parent reads and the whole record compressed, which the store keeps as it is, so the
+parent never decodes (or compresses) a whole record and bytes cross the process boundary.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import orjson
-
+from arena.league.store import PackedRecord, pack_record
 from arena.match import MatchSpec, run_match
 from arena.runtime.botproc import RunLimits
 from arena.runtime.pool import BotPool
@@ -23,8 +23,8 @@ from arena.runtime.pool import BotPool
 class ChunkResult:
     """What a worker sends back for a chunk of matches."""
 
-    records: list[bytes]
-    """Each match record as JSON (keys sorted, as the store keeps it), in the chunk's order."""
+    records: list[PackedRecord]
+    """Each match record, packed for the store, in the chunk's order."""
     started: int
     """Bot processes this worker started while playing the chunk."""
 
@@ -65,7 +65,7 @@ class Player:
                 before = pool.started
                 record = run_match(spec, pool)
                 started += pool.started - before
-            records.append(orjson.dumps(record.to_json(), option=orjson.OPT_SORT_KEYS))
+            records.append(pack_record(record.to_json()))
         return ChunkResult(records, started)
 
     def close(self) -> None:

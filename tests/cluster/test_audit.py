@@ -16,6 +16,7 @@ from arena.cli import main
 from arena.games import get_game
 from arena.league.audit import audit
 from arena.league.core import League
+from arena.league.store import unpack_record
 from arena.run.local import run_league
 from tests.league.helpers import ROOT, write_bot, write_config
 
@@ -74,7 +75,7 @@ def records(folder: Path) -> list[tuple[str, dict[str, Any]]]:
     db = sqlite3.connect(folder / "league.db")
     try:
         return [
-            (mid, orjson.loads(rec))
+            (mid, unpack_record(rec))
             for mid, rec in db.execute("SELECT match_id, record FROM results ORDER BY match_id")
         ]
     finally:

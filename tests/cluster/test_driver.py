@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.league.core import League
-from arena.league.store import Planned
+from arena.league.store import PackedRecord, Planned
 from arena.match import MatchSpec
 from arena.run.driver import Backend, Interrupted, WorkerLost, drive
 from arena.run.worker import ChunkResult, Player
@@ -39,7 +39,7 @@ class FakeBackend:
         self.twice = twice
         """Send each chunk's records again with the next chunk's (as from a task run twice)."""
         self.queued: list[Sequence[Planned]] = []
-        self.last: list[bytes] = []
+        self.last: list[PackedRecord] = []
         self.takes = 0
         self.most_in_flight = 0
         self.ended: list[str] = []

@@ -8,10 +8,9 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from arena.league.audit import audit
 from arena.league.core import League
+from arena.league.store import unpack_record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -148,7 +147,7 @@ def fingerprint(folder: Path) -> dict[str, Any]:
         for match_id, ranks, scores, faults, record in db.execute(
             "SELECT match_id, ranks, scores, faults, record FROM results ORDER BY match_id"
         ):
-            data = orjson.loads(record)
+            data = unpack_record(record)
             for key in ("seconds", "decisions", "usage"):
                 data.pop(key, None)
             results.append((match_id, ranks, scores, faults, data))

@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from arena.league.core import League
+from arena.league.store import unpack_record
 from arena.runtime.usage import UsageSummary
 from arena.site import build_site
 from arena.site.cache import SiteCache
@@ -27,7 +28,7 @@ def add_usage(folder: Path, bot: int) -> list[tuple[float, float]]:
             " ORDER BY r.rowid"
         ).fetchall()
         for match_id, bots, raw in rows:
-            record = orjson.loads(raw)
+            record = unpack_record(raw)
             usage = []
             for seated in orjson.loads(bots):
                 if seated == bot:
