@@ -12,7 +12,8 @@ Copy this file next to your bot and write::
 ``choose`` returns an index into ``legal`` (an ``int``), or the action itself for actions
 that are not plain integers (a Take 5 card is an int, so return its *index* there). If
 ``choose`` takes a third parameter it also receives the :class:`Match` (game, seat, players,
-options, and every event seen so far in ``match.events``). An exception in ``choose`` is
+options, every event seen so far in ``match.events``, and in ``match.time`` the time this
+decision has: ``decision_ms`` and the ``bank_ms`` left). An exception in ``choose`` is
 printed to stderr (your log) and the first legal action is played instead, so the match goes on.
 
 The protocol itself is in ``protocol/README.md``; this helper answers ``hello``, keeps the
@@ -41,6 +42,8 @@ class Match:
         self.players: list[str] = start.get("players", [])
         self.options: dict[str, Any] = start.get("options", {})
         self.time: dict[str, Any] = start.get("time", {})
+        """The match's limits from ``start``; during a decision, what is left now: the
+        ``decision_ms`` free for this decision and the ``bank_ms`` left (from ``act``)."""
         self.events: list[dict[str, Any]] = []
         self.result: dict[str, Any] | None = None
         self.ranks: list[int] | None = None
@@ -78,6 +81,8 @@ def run(
         kind = message.get("type")
         if kind == "act":
             match.events.extend(message.get("events", ()))
+            if isinstance(message.get("time"), dict):
+                match.time = {**match.time, **message["time"]}
             legal = message["legal"]
             try:
                 if wants_match:

@@ -147,3 +147,30 @@ def test_the_heuristic_bots_copy_of_arenabot_is_current() -> None:
     """A sandboxed bot sees only its own folder, so the heuristic bot carries its own copy."""
     original = (ROOT / "bots" / "arenabot.py").read_text()
     assert (ROOT / "bots" / "heuristic" / "arenabot.py").read_text() == original
+
+
+def test_arenabot_tells_choose_the_time_this_decision_has() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def choose(observation: Any, legal: Any, match: Any) -> int:
+        seen.append(dict(match.time))
+        return 0
+
+    start = {
+        "type": "start",
+        "match": "m",
+        "game": "take5",
+        "seat": 0,
+        "seats": 2,
+        "players": ["a", "b"],
+        "options": {},
+        "time": {"decision_ms": 1000, "bank_ms": 10000, "startup_ms": 10000},
+    }
+    serve(
+        choose,
+        start,
+        {**ACT, "time": {"decision_ms": 1000, "bank_ms": 7500}},
+        {**ACT, "id": 6, "time": {"decision_ms": 1000, "bank_ms": 0}},
+    )
+    assert [t["bank_ms"] for t in seen] == [7500, 0]
+    assert seen[0]["startup_ms"] == 10000
