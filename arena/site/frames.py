@@ -130,9 +130,12 @@ def action_words(game: str, view: JSON, action: JSON) -> str:
     drawing's words (Ten), else the human seat's (:func:`arena.boards.action_text`)."""
     words = drawing(game).words
     if isinstance(view, dict):
-        if words is not None:
+        if words is None:
+            return boards.action_text(game, view, action)
+        try:
             return words(view, action)
-        return boards.action_text(game, view, action)
+        except (KeyError, TypeError, ValueError, IndexError):  # a record that does not replay
+            pass
     return action_text(action)
 
 

@@ -12,7 +12,8 @@
   var root = box.getAttribute("data-root") || "";
   var chunks = parseInt(box.getAttribute("data-chunks"), 10) || 0;
   var size = parseInt(box.getAttribute("data-chunk"), 10) || 1000;
-  var PAGE = 50;
+  // results to a page (data-page overrides it, for the tests)
+  function pageSize() { return parseInt(box.getAttribute("data-page"), 10) || 50; }
   var meta = null, rows = [], loaded = 0, loading = false, pending = null, page = 0, found = [];
 
   window.arenaSearchBots = function (value) { meta = value; };
@@ -117,7 +118,7 @@
   function pager() {
     var nav = el("nav", "pager");
     nav.setAttribute("aria-label", "Pages of results");
-    var pages = Math.max(1, Math.ceil(found.length / PAGE));
+    var pages = Math.max(1, Math.ceil(found.length / pageSize()));
     function button(label, to, rel) {
       var b = el("button", "page", label);
       b.type = "button";
@@ -147,11 +148,11 @@
     head.appendChild(hr);
     table.appendChild(head);
     var body = el("tbody");
-    found.slice(page * PAGE, (page + 1) * PAGE).forEach(function (row) { body.appendChild(drawRow(row)); });
+    found.slice(page * pageSize(), (page + 1) * pageSize()).forEach(function (row) { body.appendChild(drawRow(row)); });
     table.appendChild(body);
     wrap.appendChild(table);
     results.appendChild(wrap);
-    if (found.length > PAGE) results.appendChild(pager());
+    if (found.length > pageSize()) results.appendChild(pager());
   }
   function run() {
     var query = input.value;

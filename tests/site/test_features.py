@@ -19,7 +19,7 @@ from arena.league.store import StoredMatch, StoreReader
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from arena.site.cache import SiteCache
-from arena.site.frames import build_viewer, decode
+from arena.site.frames import action_words, build_viewer, decode
 from arena.site.pages import (
     BotRef,
     head_to_head,
@@ -274,6 +274,9 @@ def test_ten_words() -> None:
     assert ten_action({}, {"buy": "O4"}) == "buys orange 4"
     assert ten_action({}, {"card": "R1"}) == "pays with red 1"
     assert ten_action({}, {"odd": 1}) == '{"odd":1}'
+    assert action_words("ten", {}, {"card": ""}) == '{"card":""}'
+    assert action_words("ten", None, "draw") == "draw"
+    assert action_words("take5", {"decision": "card"}, 55) == "play card 55"
 
 
 def test_ten_table_points_follow_the_collected_cards() -> None:
