@@ -138,7 +138,8 @@
     if (!query) { status.textContent = ""; return; }
     status.textContent = found.length + " match" + (found.length === 1 ? "" : "es") + " found among " + rows.filter(Boolean).length + ".";
     if (!found.length) return;
-    results.appendChild(pager());
+    var paged = found.length > pageSize();
+    if (paged) results.appendChild(pager());
     var wrap = el("div", "scroll");
     var table = el("table", "matches search-results");
     var head = el("thead"), hr = el("tr");
@@ -152,7 +153,7 @@
     table.appendChild(body);
     wrap.appendChild(table);
     results.appendChild(wrap);
-    if (found.length > pageSize()) results.appendChild(pager());
+    if (paged) results.appendChild(pager());
   }
   function run() {
     var query = input.value;

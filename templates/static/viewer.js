@@ -191,6 +191,7 @@
   function remember() {
     var hash = hashFor();
     if (permalink) permalink.setAttribute("href", hash);
+    if (!location.hash && step === 0 && view === "all") return;  // opened plainly, not moved yet
     if (location.hash !== hash) history.replaceState(null, "", hash);
   }
   function fromHash() {

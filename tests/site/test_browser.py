@@ -232,6 +232,9 @@ def test_a_link_opens_the_replay_at_a_step_and_seat(site: Path, browser: Browser
     page = site / "matches" / "m" / f"{index_rows(site)[0][1]}.html"
     label = "document.getElementById('step-label').textContent"
     checked = "document.querySelector('input[name=view]:checked').value"
+    browser.goto(page.as_uri())
+    assert browser.evaluate("location.hash") == ""  # opened plainly: the address is left alone
+    browser.goto((site / "index.html").as_uri())
     browser.goto(page.as_uri() + "#step=3&seat=1")
     assert browser.evaluate(label).startswith("Step 3 of ")
     assert browser.evaluate(checked) == "1"
@@ -249,6 +252,7 @@ def test_a_link_opens_the_replay_at_a_step_and_seat(site: Path, browser: Browser
     browser.evaluate("location.hash = '#step=2&seat=0'")
     assert wait_until(browser, f"{label}.startsWith('Step 2 of ')")
     assert browser.evaluate(checked) == "0"
+    browser.goto((site / "index.html").as_uri())  # (a new fragment alone fires no load event)
     browser.goto(page.as_uri() + "#step=99999&seat=nonsense")
     last = browser.evaluate(label)
     assert last.split()[1] == last.split()[3]
