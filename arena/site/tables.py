@@ -262,7 +262,7 @@ def ten_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
 
 
 def ten_deals(view: Mapping[str, JSON], seat: int | None) -> list[Zone]:
-    """The wild being auctioned (the high bid, who holds it and who is still to bid) and the
+    """The wild being auctioned (the high bid, who holds it and who is still to bid) or the
     card being paid for, from the snapshot (``seat`` None) or from a seat's observation."""
     if seat is None:
         wild = view.get("wild")
@@ -284,17 +284,18 @@ def ten_deals(view: Mapping[str, JSON], seat: int | None) -> list[Zone]:
     else:
         auction = view.get("auction")
         payment = view.get("payment")
-    zones = []
     if isinstance(auction, dict) and auction.get("wild") is not None:
         high, bidder = auction.get("high_bid") or 0, auction.get("high_bidder")
         bid = f"high bid {high} by seat {bidder}" if bidder is not None else "no bid yet"
-        waiting = ", ".join(f"seat {s}" for s in auction.get("to_bid") or [])
-        note = f"{bid}; still to bid: {waiting or 'nobody'}"
-        zones.append(zone("Wild up for auction", [ten_card(str(auction["wild"]))], note=note))
+        waiting = ", ".join(str(s) for s in auction.get("to_bid") or [])
+        note = f"{bid}; to bid: {'seats ' + waiting if waiting else 'nobody'}"
+        return [zone("Wild up for auction", [ten_card(str(auction["wild"]))], note=note)]
     if isinstance(payment, dict) and payment.get("card") is not None:
-        note = f"seat {payment.get('payer')} still owes {payment.get('owed')}"
-        zones.append(zone("Being paid for", [ten_card(str(payment["card"]))], note=note))
-    return zones
+        note = f"seat {payment.get('payer')} owes {payment.get('owed')}"
+        return [zone("Being paid for", [ten_card(str(payment["card"]))], note=note)]
+    # Always one zone, so the table's zones keep their number from step to step and a frame
+    # stores only what changed (a zone list of another length is stored whole).
+    return [zone("Auction", [], note="none now")]
 
 
 def ten_words(code: str) -> str:
