@@ -364,6 +364,11 @@ class PairCell:
         return self.ahead / self.played if self.played else 0.0
 
 
+H2H_MAX = 40
+"""The head-to-head matrix shows at most this many bots (the top of the standings): the cells
+grow with the square, and 40 bots are already 1,560 cells."""
+
+
 @dataclass(frozen=True)
 class HeadToHead:
     """A game's matrix: ``cells[i][j]`` is bot ``i`` against bot ``j`` (None: never met, or
@@ -371,6 +376,8 @@ class HeadToHead:
 
     bots: list[BotRef]
     cells: list[list[PairCell | None]]
+    left_out: int = 0
+    """Bots beyond :data:`H2H_MAX`, not shown."""
 
 
 def head_to_head(
@@ -378,9 +385,12 @@ def head_to_head(
     order: Sequence[int],
     bots: Mapping[int, BotRef],
 ) -> HeadToHead:
-    """The matrix of the bots in ``order`` (the standings), then any other bot met, by id."""
+    """The matrix of the bots in ``order`` (the standings), then any other bot met, by id;
+    the first :data:`H2H_MAX` of them."""
     ids = list(dict.fromkeys(order))
     ids += sorted({b for b, _ in pairs} - set(ids))
+    left_out = max(0, len(ids) - H2H_MAX)
+    ids = ids[:H2H_MAX]
     cells: list[list[PairCell | None]] = []
     for a in ids:
         line: list[PairCell | None] = []
@@ -388,7 +398,7 @@ def head_to_head(
             t = pairs.get((a, b)) if a != b else None
             line.append(PairCell(*t) if t is not None and t[0] + t[1] + t[2] else None)
         cells.append(line)
-    return HeadToHead([bots.get(b, unknown_bot(b)) for b in ids], cells)
+    return HeadToHead([bots.get(b, unknown_bot(b)) for b in ids], cells, left_out)
 
 
 # -- the search index over every match -----------------------------------------------------

@@ -144,6 +144,15 @@ def test_head_to_head_matrix_from_the_pairs() -> None:
     assert cell is not None and (cell.ahead, cell.played, cell.share) == (3, 4, 0.75)
     tied = matrix.cells[1][2]
     assert tied is not None and tied.share == 0.0 and tied.tied == 2
+    assert matrix.left_out == 0
+
+
+def test_head_to_head_shows_the_top_of_the_standings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena.site.pages.H2H_MAX", 2)
+    pairs = {(a, b): (1, 0, 0) for a in (1, 2, 3) for b in (1, 2, 3) if a != b}
+    matrix = head_to_head(pairs, [3, 1, 2], {b: ref(b) for b in (1, 2, 3)})
+    assert [b.id for b in matrix.bots] == [3, 1] and matrix.left_out == 1
+    assert len(matrix.cells) == 2 and all(len(line) == 2 for line in matrix.cells)
 
 
 def test_game_page_shows_the_matrix_with_counts(built: tuple[Path, Path]) -> None:
