@@ -150,6 +150,12 @@ def test_game_page_and_a_filtered_match_list(site: Path, browser: Browser) -> No
     assert browser.evaluate("document.querySelectorAll('article.rules h2').length") > 2
     assert browser.evaluate("document.querySelectorAll('article.rules table').length") > 0
     browser.screenshot(SHOTS / f"rules-{game}.png")
+    browser.viewport(390, 844, mobile=True)
+    for name in sorted(GAMES):
+        browser.goto((site / "rules" / f"{name}.html").as_uri())
+        assert browser.evaluate("document.documentElement.scrollWidth") <= 400, name
+    browser.screenshot(SHOTS / "rules-phone.png")
+    browser.viewport(1280, 900)
     browser.goto((site / "matches" / "all" / "index.html").as_uri())
     rows = "[...document.querySelectorAll('table.matches tbody tr')].filter(r => !r.hidden).length"
     before = browser.evaluate(rows)
