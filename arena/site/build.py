@@ -25,7 +25,7 @@ import orjson
 from markupsafe import Markup
 
 from arena import resources
-from arena.games import GAMES
+from arena.games import GAMES, JSON
 from arena.league.config import Resubmit
 from arena.league.core import League
 from arena.league.rating import LeagueRatings, Standing, overall
@@ -42,11 +42,17 @@ from arena.site.pages import (
     game_path,
     game_tables,
     game_title,
+    head_to_head,
     match_lines,
     match_path,
     overall_rows,
+    phases_of,
+    record_path,
     refs,
+    rules_html,
+    rules_path,
     rules_text,
+    search_row,
     slug,
     unknown_bot,
     usage_rows,
@@ -55,8 +61,11 @@ from arena.site.pages import (
 TEMPLATES = resources.templates()
 """Packaged with the wheel, or the repository's templates/ in a checkout (arena/resources.py)."""
 SEEDS = resources.seeds()
-STATIC = ("site.css", "viewer.js", "tables.js")
+STATIC = ("site.css", "viewer.js", "tables.js", "search.js")
 PAGE_SIZE = 100
+SEARCH_CHUNK = 1000
+"""Matches to a file of the search index (matches/search/chunk-K.js): a build rewrites only
+the chunks new matches landed in."""
 CHUNK = 500
 RECENT = 20
 
@@ -88,6 +97,8 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     env.globals.update(
         bot_path=bot_path,
         match_path=match_path,
+        record_path=record_path,
+        rules_path=rules_path,
         game_path=game_path,
         game_title=game_title,
         trend_batches=TREND_BATCHES,
@@ -170,6 +181,7 @@ class Pages:
                 }
             )
         viewer = build_viewer(record, self.names(m.bots))
+        self.write_record(m)
         self.write(
             match_path(m.match_id),
             "match.html",
@@ -177,8 +189,19 @@ class Pages:
             record=record,
             seats=seats,
             viewer=viewer,
+            phases=phases_of(record),
             title=f"{game_title(m.game)} match {m.match_id}",
         )
+
+    def write_record(self, m: StoredMatch) -> None:
+        """The match's stored record as a file beside its page, for download (a file rather
+        than a data link in the page: records of long games run to hundreds of kilobytes, and
+        a data link would make every page carry its record twice, once for the viewer)."""
+        target = self.out / record_path(m.match_id)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".part")
+        partial.write_bytes(orjson.dumps(m.record))
+        os.replace(partial, target)
 
 
 _worker: Pages | None = None
@@ -241,6 +264,8 @@ class Site(Pages):
                         scores,
                         faulted,
                         m.finished_at,
+                        [str(f.get("status", "")) for f in m.record.get("faults", [])],
+                        phases_of(m.record),
                     )
                     tally.add(m.game, m.batch, m.bots, ranks, scores, faulted)
                     tally.add_usage(m.game, m.bots, m.record.get("usage"))
@@ -351,8 +376,16 @@ class Site(Pages):
         )
         for table in tables:
             self.game_page(table, cache)
+            self.rules_page(table.game)
+        self.write(
+            "rules/index.html",
+            "rules_index.html",
+            title="Rules",
+            specs=[(g, GAMES.get(g)) for g in self.games],
+        )
         for entrant in self.entrants:
             self.bot_page(entrant, tables, cache, reader)
+        self.search_index(cache, sizes_before)
         self.list_pages(cache, sizes_before)
 
     def game_page(self, table: GameTable, cache: SiteCache) -> None:
@@ -366,7 +399,10 @@ class Site(Pages):
             spec=spec,
             seats=list(conf.seats),
             options=dict(conf.options),
-            rules=rules_text(table.game, SEEDS),
+            has_rules=bool(rules_text(table.game, SEEDS)),
+            matrix=head_to_head(
+                cache.game_pairs(table.game), [r.bot.id for r in table.rows], self.bots
+            ),
             recent=match_lines(
                 cache.list_page(
                     MatchList.GAME,
@@ -378,6 +414,39 @@ class Site(Pages):
             ),
             list_path=f"matches/{list_slug(MatchList.GAME, table.game)}/index.html",
         )
+
+    def rules_page(self, game: str) -> None:
+        """The game's rules from seeds/*.md, as HTML."""
+        spec = GAMES.get(game)
+        text = rules_text(game, SEEDS)
+        self.write(
+            rules_path(game),
+            "rules.html",
+            title=f"{game_title(game)} rules",
+            game=game,
+            spec=spec,
+            rules=rules_html(text) if text else None,
+        )
+
+    def search_index(self, cache: SiteCache, sizes_before: Mapping[tuple[str, str], int]) -> None:
+        """The index the search on the matches page loads: the bots (rewritten each build, as
+        names and statuses change) and every match, in chunks of :data:`SEARCH_CHUNK`, of
+        which only those new matches landed in are written again."""
+        folder = self.out / "matches" / "search"
+        folder.mkdir(parents=True, exist_ok=True)
+        bots = {str(b.id): [b.name, b.shown_version if b.twin else ""] for b in self.bots.values()}
+        titles = [game_title(g) for g in self.games]
+        write_script(
+            folder / "bots.js",
+            "arenaSearchBots",
+            {"bots": bots, "games": self.games, "titles": titles},
+        )
+        size = cache.list_size(MatchList.ALL, None)
+        first = sizes_before.get((MatchList.ALL, "None"), 0) // SEARCH_CHUNK
+        rows = cache.list_rows(MatchList.ALL, None, first * SEARCH_CHUNK)
+        for chunk in range(first, -(-size // SEARCH_CHUNK)):
+            part = [search_row(r, self.games) for r in itertools.islice(rows, SEARCH_CHUNK)]
+            write_script(folder / f"chunk-{chunk}.js", "arenaSearchChunk", [chunk, part])
 
     def bot_page(
         self, entrant: Entrant, tables: Sequence[GameTable], cache: SiteCache, reader: StoreReader
@@ -439,7 +508,16 @@ class Site(Pages):
                 self.write_list_page(newest, heading, folder, page, pages, False)
             self.write_list_page(newest, heading, folder, pages - 1, pages, True)
             directory.append((heading, f"{folder}/index.html", size, kind))
-        self.write("matches/index.html", "lists.html", title="Matches", directory=directory)
+        total = cache.list_size(MatchList.ALL, None)
+        self.write(
+            "matches/index.html",
+            "lists.html",
+            title="Matches",
+            directory=directory,
+            chunks=-(-total // SEARCH_CHUNK),
+            chunk_size=SEARCH_CHUNK,
+            total=total,
+        )
 
     def write_list_page(
         self,
@@ -461,6 +539,16 @@ class Site(Pages):
             folder=folder,
             is_index=is_index,
         )
+
+
+def write_script(path: Path, call: str, value: JSON) -> None:
+    """A script that hands ``value`` to ``window[call]``: the search index is loaded with
+    script elements, which work from a folder opened straight from disk (file://), where
+    fetching JSON does not."""
+    text = f"window.{call}({embed_json(value)});\n"
+    partial = path.with_name(path.name + ".part")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
 
 
 def list_slug(kind: MatchList, key: str | int | None) -> str:

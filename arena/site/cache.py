@@ -22,7 +22,7 @@ from arena.league.store import transaction
 from arena.runtime.usage import UsageSummary
 
 CACHE_FILE = ".arena-site.sqlite"
-VERSION = "3"
+VERSION = "4"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,7 +36,9 @@ CREATE TABLE IF NOT EXISTS matches (
     ranks TEXT NOT NULL,              -- JSON, by seat
     scores TEXT NOT NULL,             -- JSON, by seat
     faulted TEXT NOT NULL,            -- JSON list of faulted seats
-    finished_at TEXT NOT NULL
+    finished_at TEXT NOT NULL,
+    kinds TEXT NOT NULL DEFAULT '[]', -- JSON list of the faults' statuses (crash, timeout...)
+    phases TEXT NOT NULL DEFAULT '[]' -- JSON, by seat: Phase 10's phases completed (else [])
 );
 CREATE INDEX IF NOT EXISTS matches_by_game ON matches(game, seq);
 CREATE TABLE IF NOT EXISTS match_bots (
@@ -100,6 +102,10 @@ class MatchRow:
     scores: tuple[float, ...]
     faulted: tuple[int, ...]
     finished_at: str
+    kinds: tuple[str, ...] = ()
+    """The statuses of the match's faults (``crash``, ``timeout``...), as searched for."""
+    phases: tuple[int, ...] = ()
+    """Phase 10: the phases each seat completed (the result's ``details.phases``); else empty."""
 
 
 @dataclass(frozen=True)
@@ -190,6 +196,23 @@ class Tally:
             s[2] += float(scores[0]) ** 2
 
 
+def match_row(r: Sequence[Any]) -> MatchRow:
+    """A :class:`MatchRow` from the columns of ``SiteCache._COLUMNS``."""
+    return MatchRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        tuple(orjson.loads(r[4])),
+        tuple(orjson.loads(r[5])),
+        tuple(orjson.loads(r[6])),
+        tuple(orjson.loads(r[7])),
+        r[8],
+        tuple(orjson.loads(r[9])),
+        tuple(orjson.loads(r[10])),
+    )
+
+
 class SiteCache:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -252,11 +275,13 @@ class SiteCache:
         scores: Sequence[float],
         faulted: Sequence[int],
         finished_at: str,
+        kinds: Sequence[str] = (),
+        phases: Sequence[int] = (),
     ) -> int:
         """Remember one rendered match (inside :meth:`transaction`); returns its list position."""
         cursor = self.db.execute(
             "INSERT INTO matches(match_id, row, batch, game, bots, ranks, scores, faulted,"
-            " finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " finished_at, kinds, phases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 match_id,
                 row,
@@ -267,6 +292,8 @@ class SiteCache:
                 orjson.dumps(list(scores)).decode(),
                 orjson.dumps(sorted(faulted)).decode(),
                 finished_at,
+                orjson.dumps(list(kinds)).decode(),
+                orjson.dumps(list(phases)).decode(),
             ),
         )
         seq = cursor.lastrowid
@@ -317,23 +344,11 @@ class SiteCache:
         return found.fetchone() is not None
 
     def _rows(self, sql: str, args: Sequence[object]) -> list[MatchRow]:
-        return [
-            MatchRow(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                tuple(orjson.loads(r[4])),
-                tuple(orjson.loads(r[5])),
-                tuple(orjson.loads(r[6])),
-                tuple(orjson.loads(r[7])),
-                r[8],
-            )
-            for r in self.db.execute(sql, args)
-        ]
+        return [match_row(r) for r in self.db.execute(sql, args)]
 
     _COLUMNS = (
-        "m.seq, m.match_id, m.batch, m.game, m.bots, m.ranks, m.scores, m.faulted, m.finished_at"
+        "m.seq, m.match_id, m.batch, m.game, m.bots, m.ranks, m.scores, m.faulted, m.finished_at,"
+        " m.kinds, m.phases"
     )
 
     def list_size(self, kind: MatchList, key: str | int | None) -> int:
@@ -351,17 +366,7 @@ class SiteCache:
         """Members of a match list from position ``offset`` on, oldest first (streamed)."""
         sql, args = self._list_query(kind, key, self._COLUMNS)
         for r in self.db.execute(sql + " ORDER BY m.seq LIMIT -1 OFFSET ?", [*args, offset]):
-            yield MatchRow(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                tuple(orjson.loads(r[4])),
-                tuple(orjson.loads(r[5])),
-                tuple(orjson.loads(r[6])),
-                tuple(orjson.loads(r[7])),
-                r[8],
-            )
+            yield match_row(r)
 
     def _list_query(
         self, kind: MatchList, key: str | int | None, columns: str
@@ -413,6 +418,15 @@ class SiteCache:
                 (bot,),
             )
         ]
+
+    def game_pairs(self, game: str) -> dict[tuple[int, int], tuple[int, int, int]]:
+        """(bot, opponent) -> (ahead, behind, tied) for every pair of bots met in ``game``."""
+        return {
+            (r[0], r[1]): (r[2], r[3], r[4])
+            for r in self.db.execute(
+                "SELECT bot, opp, ahead, behind, tied FROM pairs WHERE game = ?", (game,)
+            )
+        }
 
     def solo(self, below_batch: int) -> dict[tuple[str, int], tuple[int, float, float]]:
         """(game, bot) -> (n, total, sum of squares) over the batches below ``below_batch``."""

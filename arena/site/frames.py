@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from arena import boards
 from arena.games import JSON, GameError, get_game
 from arena.replay import Replay
 from arena.site.tables import drawing, mask
@@ -124,6 +125,20 @@ def action_text(action: JSON) -> str:
     return orjson.dumps(action, option=orjson.OPT_SORT_KEYS).decode()
 
 
+def action_words(game: str, view: JSON, action: JSON) -> str:
+    """An action in words, from the acting seat's observation just before it: the game's own
+    drawing's words (Ten), else the human seat's (:func:`arena.boards.action_text`)."""
+    words = drawing(game).words
+    if isinstance(view, dict):
+        if words is None:
+            return boards.action_text(game, view, action)
+        try:
+            return words(view, action)
+        except (KeyError, TypeError, ValueError, IndexError):  # a record that does not replay
+            pass
+    return action_text(action)
+
+
 def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     """Replay ``record`` (a stored match record) into the viewer's data."""
     game = record["game"]
@@ -166,6 +181,7 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     error = ""
     for step, (seat, action) in enumerate(actions):
         seen = len(state.log)
+        said = action_words(game, seen_views[seat] if 0 <= seat < seats else None, action)
         try:
             state.apply(seat, action)
         except GameError as exc:
@@ -177,7 +193,7 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
             seat_frames[s].append(diff(mask(omni, s), per_seat[s]))
         omni_prev, seat_prev = omni, per_seat
         step_events.append(events(seen))
-        moves.append([seat, action_text(action), *([1] if step in fallback else [])])
+        moves.append([seat, said, *([1] if step in fallback else [])])
     steps = len(moves)
     last = steps - 1
     faults = [

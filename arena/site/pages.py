@@ -13,7 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.games import GAMES
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from arena.games import GAMES, JSON
 from arena.league.rating import OverallScore, Standing, interval, tiers
 from arena.league.store import Entrant
 from arena.runtime.usage import UsageSummary
@@ -40,6 +43,15 @@ def match_path(match_id: str) -> str:
 
 def game_path(game: str) -> str:
     return f"games/{slug(game)}.html"
+
+
+def rules_path(game: str) -> str:
+    return f"rules/{slug(game)}.html"
+
+
+def record_path(match_id: str) -> str:
+    """The file of a match's stored record, beside its page."""
+    return match_path(match_id)[: -len(".html")] + ".json"
 
 
 def slug(text: str) -> str:
@@ -331,9 +343,120 @@ def usage_rows(per_game: Sequence[tuple[str, UsageSummary]]) -> list[UsageRow]:
     return [UsageRow(game, game_title(game), usage) for game, usage in per_game]
 
 
+# -- a game's head to head ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairCell:
+    """How the row bot fared against the column bot in one game, once per match together."""
+
+    ahead: int
+    behind: int
+    tied: int
+
+    @property
+    def played(self) -> int:
+        return self.ahead + self.behind + self.tied
+
+    @property
+    def share(self) -> float:
+        """The share of the matches together where the row bot placed ahead."""
+        return self.ahead / self.played if self.played else 0.0
+
+
+H2H_MAX = 40
+"""The head-to-head matrix shows at most this many bots (the top of the standings): the cells
+grow with the square, and 40 bots are already 1,560 cells."""
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """A game's matrix: ``cells[i][j]`` is bot ``i`` against bot ``j`` (None: never met, or
+    the diagonal)."""
+
+    bots: list[BotRef]
+    cells: list[list[PairCell | None]]
+    left_out: int = 0
+    """Bots beyond :data:`H2H_MAX`, not shown."""
+
+
+def head_to_head(
+    pairs: Mapping[tuple[int, int], tuple[int, int, int]],
+    order: Sequence[int],
+    bots: Mapping[int, BotRef],
+) -> HeadToHead:
+    """The matrix of the bots in ``order`` (the standings), then any other bot met, by id;
+    the first :data:`H2H_MAX` of them."""
+    ids = list(dict.fromkeys(order))
+    ids += sorted({b for b, _ in pairs} - set(ids))
+    left_out = max(0, len(ids) - H2H_MAX)
+    ids = ids[:H2H_MAX]
+    cells: list[list[PairCell | None]] = []
+    for a in ids:
+        line: list[PairCell | None] = []
+        for b in ids:
+            t = pairs.get((a, b)) if a != b else None
+            line.append(PairCell(*t) if t is not None and t[0] + t[1] + t[2] else None)
+        cells.append(line)
+    return HeadToHead([bots.get(b, unknown_bot(b)) for b in ids], cells, left_out)
+
+
+# -- the search index over every match -----------------------------------------------------
+
+
+def search_row(row: MatchRow, games: Sequence[str]) -> list[JSON]:
+    """One match in the search index, as compact as it can be read back:
+    ``[seq, id, game index, batch, bots, ranks, scores, faulted seats, fault kinds, file]``
+    and, for Phase 10, the phases completed by seat. ``file`` is 0 when the page is named by
+    the id (:func:`match_path`), else the page's file name."""
+    page = match_path(row.match_id)
+    stem = page.rsplit("/", 1)[1][: -len(".html")]
+    scores: list[JSON] = [int(v) if float(v).is_integer() else v for v in row.scores]
+    out: list[JSON] = [
+        row.seq,
+        row.match_id,
+        games.index(row.game) if row.game in games else row.game,
+        row.batch,
+        list(row.bots),
+        list(row.ranks),
+        scores,
+        list(row.faulted),
+        list(row.kinds),
+        0 if stem == row.match_id else stem,
+    ]
+    if row.phases:
+        out.append(list(row.phases))
+    return out
+
+
+def phases_of(record: Mapping[str, JSON]) -> list[int]:
+    """Phase 10's phases completed by seat, from a record's result (else empty)."""
+    if record.get("game") != "phase10":
+        return []
+    result = record.get("result")
+    details = result.get("details") if isinstance(result, dict) else None
+    phases = details.get("phases") if isinstance(details, dict) else None
+    if not isinstance(phases, list) or not all(isinstance(p, int) for p in phases):
+        return []
+    return [int(p) for p in phases]
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+
 def rules_text(game: str, seeds: Path) -> str:
     spec = GAMES.get(game)
     if spec is None:
         return ""
     path = seeds / spec.rules_file
     return path.read_text("utf-8") if path.is_file() else ""
+
+
+_MARKDOWN = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+"""CommonMark with tables; raw HTML in the source is shown as text, never passed through, and
+markdown-it's own link check refuses ``javascript:`` and other unsafe links."""
+
+
+def rules_html(text: str) -> Markup:
+    """A rules file (markdown) as HTML."""
+    return Markup(_MARKDOWN.render(text))

@@ -21,6 +21,7 @@ import orjson
 
 from arena.games import JSON
 from arena.games.take5 import bull_heads
+from arena.games.ten import score_cards
 
 Card = str
 Face = list[str]
@@ -32,10 +33,12 @@ Drawer = Callable[[Mapping[str, JSON], int, "int | None"], Table]
 
 @dataclass(frozen=True)
 class Drawing:
-    """How the viewer draws one game: its table function and the faces of its cards."""
+    """How the viewer draws one game: its table function and the faces of its cards, and
+    optionally its own words for an action (given the acting seat's observation)."""
 
     table: Drawer
     faces: Callable[[], dict[str, Face]]
+    words: Callable[[Mapping[str, JSON], JSON], str] | None = None
 
 
 def zone(title: str, *lines: Sequence[Card], note: str = "", hide: str = "") -> Zone:
@@ -245,14 +248,8 @@ def ten_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
         fact("Active seat", view["active"]),
         fact("Cards to draw", draw_count),
     ]
-    if seat is None:
-        if view.get("bidders"):
-            facts.append(fact("High bid", view["high_bid"]))
-    else:
-        auction = view.get("auction")
-        if auction:
-            facts.append(fact("High bid", auction.get("high_bid")))
     zones = _reuse(("ten zones",), (view["tableau"], view["market"], view["discard"]), ten_zones)
+    zones = [*ten_deals(view, seat), *zones]
     panels = [
         _reuse(
             ("ten panel", s),
@@ -262,6 +259,82 @@ def ten_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
         for s in range(seats)
     ]
     return {"facts": facts, "zones": zones, "seats": panels}
+
+
+def ten_deals(view: Mapping[str, JSON], seat: int | None) -> list[Zone]:
+    """The wild being auctioned (the high bid, who holds it and who is still to bid) or the
+    card being paid for, from the snapshot (``seat`` None) or from a seat's observation."""
+    if seat is None:
+        wild = view.get("wild")
+        auction = (
+            {
+                "wild": wild,
+                "high_bid": view.get("high_bid"),
+                "high_bidder": view.get("high_bidder"),
+                "to_bid": view.get("bidders") or [],
+            }
+            if wild is not None
+            else None
+        )
+        payment = (
+            {"payer": view["payer"], "owed": view.get("owed"), "card": view.get("purchase")}
+            if view.get("payer") is not None
+            else None
+        )
+    else:
+        auction = view.get("auction")
+        payment = view.get("payment")
+    if isinstance(auction, dict) and auction.get("wild") is not None:
+        high, bidder = auction.get("high_bid") or 0, auction.get("high_bidder")
+        bid = f"high bid {high} by seat {bidder}" if bidder is not None else "no bid yet"
+        waiting = ", ".join(str(s) for s in auction.get("to_bid") or [])
+        note = f"{bid}; to bid: {'seats ' + waiting if waiting else 'nobody'}"
+        return [zone("Wild up for auction", [ten_card(str(auction["wild"]))], note=note)]
+    if isinstance(payment, dict) and payment.get("card") is not None:
+        note = f"seat {payment.get('payer')} owes {payment.get('owed')}"
+        return [zone("Being paid for", [ten_card(str(payment["card"]))], note=note)]
+    # Always one zone, so the table's zones keep their number from step to step and a frame
+    # stores only what changed (a zone list of another length is stored whole).
+    return [zone("Auction", [], note="none now")]
+
+
+def ten_words(code: str) -> str:
+    """A Ten card in words: ``R5`` is "red 5", ``R*`` "red wild", ``#`` "the full wild"."""
+    text, _, caption = ten_face(code)
+    if code.startswith("$"):
+        return f"currency {text}"
+    if code == "#":
+        return "the full wild"
+    if code.startswith("*"):
+        return f"wild {text} (any colour)"
+    return caption if code.endswith("*") else f"{caption} {text}"
+
+
+def ten_action(view: Mapping[str, JSON], action: JSON) -> str:
+    """A Ten action in words, with what it is about from the acting seat's observation."""
+    plain = {
+        "draw": "draws a card",
+        "take_numbers": "stops and takes the number cards",
+        "take_currency": "stops and takes the currency",
+        "pass": "passes",
+        "token": "pays a currency token",
+        "bust": "pays a bust token",
+        "none": "buys nothing",
+    }
+    if isinstance(action, str) and action in plain:
+        return plain[action]
+    if isinstance(action, dict) and len(action) == 1:
+        ((key, value),) = action.items()
+        if key == "bid":
+            auction = view.get("auction")
+            wild = auction.get("wild") if isinstance(auction, dict) else None
+            what = f" for {ten_words(str(wild))}" if wild is not None else ""
+            return f"bids {value}{what}"
+        if key == "card":
+            return f"pays with {ten_words(str(value))}"
+        if key == "buy":
+            return f"buys {ten_words(str(value))}"
+    return orjson.dumps(action, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def ten_zones(tableau: list[str], market: list[str], discard: list[str]) -> list[Zone]:
@@ -275,7 +348,11 @@ def ten_zones(tableau: list[str], market: list[str], discard: list[str]) -> list
 
 
 def ten_panel(s: int, currency: JSON, busts: JSON, collected: list[str], turn: bool) -> Zone:
-    seat_facts = [fact("Currency tokens", currency), fact("Bust tokens", busts)]
+    seat_facts = [
+        fact("Points", score_cards(collected)),
+        fact("Currency tokens", currency),
+        fact("Bust tokens", busts),
+    ]
     by_colour: dict[str, list[Card]] = {}
     for code in sorted(collected):
         key = code[0] if code[0] in TEN_COLOURS else "*"
@@ -396,7 +473,7 @@ def plain_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
 
 DRAWINGS: dict[str, Drawing] = {
     "take5": Drawing(take5_table, take5_faces),
-    "ten": Drawing(ten_table, ten_faces),
+    "ten": Drawing(ten_table, ten_faces, ten_action),
     "phase10": Drawing(phase10_table, phase10_faces),
 }
 

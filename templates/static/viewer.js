@@ -80,6 +80,7 @@
   var alerts = document.getElementById("alerts");
   var eventList = document.getElementById("events");
   var playButton = root.querySelector("[data-go=play]");
+  var permalink = document.getElementById("permalink");
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -150,8 +151,8 @@
     } else {
       // [seat, action as text, 1 if the match's fallback chose it for a faulted seat]
       moveLine.appendChild(el("strong", null, seatName(move[0])));
-      moveLine.appendChild(document.createTextNode(" chose "));
-      moveLine.appendChild(el("code", null, move[1]));
+      moveLine.appendChild(document.createTextNode(": "));
+      moveLine.appendChild(el("span", "action", move[1]));
       if (move[2]) moveLine.appendChild(el("span", "badge bad", "fallback for a faulted seat"));
     }
     alerts.textContent = "";
@@ -182,6 +183,30 @@
     if (!eventList.children.length) eventList.appendChild(el("li", "muted", "no events"));
     slider.value = String(step);
     label.textContent = "Step " + step + " of " + (steps - 1);
+    remember();
+  }
+  // The address names the step and the point of view (#step=120&seat=2, or seat=all), so a
+  // link opens the replay there; moving through the replay replaces it (no history entries).
+  function hashFor() { return "#step=" + step + "&seat=" + view; }
+  function remember() {
+    var hash = hashFor();
+    if (permalink) permalink.setAttribute("href", hash);
+    if (!location.hash && step === 0 && view === "all") return;  // opened plainly, not moved yet
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+  function fromHash() {
+    var params = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var kv = part.split("=");
+      if (kv.length === 2) params[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1]);
+    });
+    if ("seat" in params && (params.seat === "all" || Object.prototype.hasOwnProperty.call(frames, params.seat))) {
+      view = params.seat === "all" ? "all" : String(parseInt(params.seat, 10));
+      root.querySelectorAll("input[name=view]").forEach(function (r) { r.checked = r.value === view; });
+    }
+    if ("step" in params && /^\d+$/.test(params.step)) {
+      step = Math.max(0, Math.min(steps - 1, parseInt(params.step, 10)));
+    }
   }
   function go(to) {
     step = Math.max(0, Math.min(steps - 1, to));
@@ -246,6 +271,12 @@
     addMarks("Faults at steps", data.faults, "bad");
     addMarks("Debug notes at steps", data.notes, "note");
   }
+  window.addEventListener("hashchange", function () {
+    if (location.hash === hashFor()) return;
+    fromHash();
+    draw();
+  });
+  fromHash();
   root.setAttribute("data-ready", "true");
   draw();
 })();

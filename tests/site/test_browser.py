@@ -3,8 +3,10 @@ switch the point of view, and no console errors. Screenshots go to test-output/s
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,6 +43,18 @@ def browser() -> Iterator[Browser]:
 def no_errors(browser: Browser) -> None:
     errors, browser.errors[:] = list(browser.errors), []
     assert errors == []
+
+
+def wait_until(browser: Browser, condition: str) -> bool:
+    """Wait (10 s at most) until the JavaScript ``condition`` holds: for what a page loads
+    after its own load event."""
+    return bool(
+        browser.evaluate(
+            "new Promise(done => { const start = Date.now(); (function poll() {"
+            f" if ({condition}) done(true); else if (Date.now() - start > 10000) done(false);"
+            " else setTimeout(poll, 25); })(); })"
+        )
+    )
 
 
 def test_index_bot_and_match_pages(site: Path, browser: Browser) -> None:
@@ -90,6 +104,7 @@ def test_replay_of_every_game(site: Path, browser: Browser, game: str) -> None:
         browser.key("ArrowRight", "ArrowRight", 39)
     browser.screenshot(SHOTS / f"replay-{game}-all.png")
     # One seat's point of view: its own panel is marked, and what it saw is drawn.
+    assert "{" not in browser.evaluate("document.getElementById('move').textContent")
     browser.key("1", "Digit1", 49)
     assert browser.evaluate("document.querySelector('input[name=view]:checked').value") == "0"
     assert browser.evaluate("document.querySelectorAll('#board .seat.me').length") == 1
@@ -128,8 +143,19 @@ def test_game_page_and_a_filtered_match_list(site: Path, browser: Browser) -> No
     browser.viewport(1280, 900)
     game = sorted(GAMES)[0]
     browser.goto((site / "games" / f"{game}.html").as_uri())
-    assert browser.evaluate("document.querySelector('pre.rules').textContent.length") > 200
+    assert browser.evaluate("document.querySelectorAll('table.h2h td.h2h-cell').length") > 0
     browser.screenshot(SHOTS / f"game-{game}.png")
+    browser.click("a.rules-link")
+    assert browser.evaluate("location.href").endswith(f"/rules/{game}.html")
+    assert browser.evaluate("document.querySelectorAll('article.rules h2').length") > 2
+    assert browser.evaluate("document.querySelectorAll('article.rules table').length") > 0
+    browser.screenshot(SHOTS / f"rules-{game}.png")
+    browser.viewport(390, 844, mobile=True)
+    for name in sorted(GAMES):
+        browser.goto((site / "rules" / f"{name}.html").as_uri())
+        assert browser.evaluate("document.documentElement.scrollWidth") <= 400, name
+    browser.screenshot(SHOTS / "rules-phone.png")
+    browser.viewport(1280, 900)
     browser.goto((site / "matches" / "all" / "index.html").as_uri())
     rows = "[...document.querySelectorAll('table.matches tbody tr')].filter(r => !r.hidden).length"
     before = browser.evaluate(rows)
@@ -144,4 +170,113 @@ def test_game_page_and_a_filtered_match_list(site: Path, browser: Browser) -> No
     browser.goto((site / "index.html").as_uri())
     assert browser.evaluate("document.documentElement.scrollWidth") <= 400
     browser.screenshot(SHOTS / "index-phone.png")
+    no_errors(browser)
+
+
+def index_rows(site: Path) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    for chunk in sorted((site / "matches" / "search").glob("chunk-*.js")):
+        text = chunk.read_text("utf-8")
+        rows += json.loads(text[text.index("(") + 1 : text.rindex(")")])[1]
+    return rows
+
+
+def search(browser: Browser, query: str) -> None:
+    browser.evaluate(
+        "(() => { const i = document.getElementById('search-q');"
+        f" i.value = {json.dumps(query)};"
+        " document.getElementById('search-form').requestSubmit(); })()"
+    )
+    assert wait_until(
+        browser, "document.getElementById('search-status').textContent.includes('found')"
+    )
+
+
+def test_search_finds_any_match_of_the_league(site: Path, browser: Browser) -> None:
+    browser.viewport(1280, 900)
+    rows = index_rows(site)
+    found = "document.querySelectorAll('#search-results tbody tr').length"
+    browser.goto((site / "matches" / "index.html").as_uri() + "#q=gamma")
+    assert wait_until(browser, found + " > 0")
+    gamma = 3  # the third entrant of make_league
+    assert browser.evaluate(found) == sum(gamma in r[4] for r in rows)
+    # every word must match: a game and a fault kind
+    search(browser, "ten crash")
+    expected = [r for r in rows if r[2] == 1 and "crash" in r[8]]
+    assert browser.evaluate(found) == len(expected)
+    # by match id, and the result links to the match's page
+    search(browser, rows[-1][1])
+    assert browser.evaluate(found) == 1
+    assert browser.evaluate("location.hash") == "#q=" + rows[-1][1]
+    browser.screenshot(SHOTS / "search.png")
+    browser.click("#search-results tbody a[href*='matches/m/']")
+    assert browser.evaluate("location.href").endswith(f"/matches/m/{rows[-1][1]}.html")
+    # the hostile name is found, and stays text
+    browser.goto((site / "matches" / "index.html").as_uri())
+    search(browser, HOSTILE_NAME)
+    assert browser.evaluate(found) > 0
+    names = browser.evaluate(
+        "[...document.querySelectorAll('#search-results a.bot')].map(a => a.textContent)"
+    )
+    assert HOSTILE_NAME in names
+    assert browser.evaluate("document.querySelectorAll('#search-results script').length") == 0
+    # paged: four results to a page, the older ones on the next
+    browser.evaluate("document.getElementById('search').setAttribute('data-page', '4')")
+    search(browser, "batch 1")
+    in_batch = sum(r[3] == 1 for r in rows)
+    assert in_batch > 4 and browser.evaluate(found) == 4
+    browser.click("#search-results button[data-page=next]")
+    assert browser.evaluate(found) == min(4, in_batch - 4)
+    browser.viewport(390, 844, mobile=True)
+    assert browser.evaluate("document.documentElement.scrollWidth") <= 400
+    browser.screenshot(SHOTS / "search-phone.png")
+    no_errors(browser)
+
+
+def test_a_link_opens_the_replay_at_a_step_and_seat(site: Path, browser: Browser) -> None:
+    browser.viewport(1280, 900)
+    page = site / "matches" / "m" / f"{index_rows(site)[0][1]}.html"
+    label = "document.getElementById('step-label').textContent"
+    checked = "document.querySelector('input[name=view]:checked').value"
+    browser.goto(page.as_uri())
+    assert browser.evaluate("location.hash") == ""  # opened plainly: the address is left alone
+    browser.goto((site / "index.html").as_uri())
+    browser.goto(page.as_uri() + "#step=3&seat=1")
+    assert browser.evaluate(label).startswith("Step 3 of ")
+    assert browser.evaluate(checked) == "1"
+    assert browser.evaluate("document.querySelector('#board .seat.me h3').textContent").startswith(
+        "seat 1"
+    )
+    browser.key("ArrowRight", "ArrowRight", 39)
+    assert browser.evaluate("location.hash") == "#step=4&seat=1"
+    assert browser.evaluate("document.getElementById('permalink').getAttribute('href')") == (
+        "#step=4&seat=1"
+    )
+    browser.click("input[name=view][value=all]")
+    assert browser.evaluate("location.hash") == "#step=4&seat=all"
+    # a new address on the same page moves the replay; a step past the end is the last one
+    browser.evaluate("location.hash = '#step=2&seat=0'")
+    assert wait_until(browser, f"{label}.startsWith('Step 2 of ')")
+    assert browser.evaluate(checked) == "0"
+    browser.goto((site / "index.html").as_uri())  # (a new fragment alone fires no load event)
+    browser.goto(page.as_uri() + "#step=99999&seat=nonsense")
+    last = browser.evaluate(label)
+    assert last.split()[1] == last.split()[3]
+    assert browser.evaluate(checked) == "all"
+    # the record is a download beside the page
+    href = browser.evaluate("document.querySelector('a.record').href")
+    assert href.endswith(page.with_suffix(".json").name)
+    assert browser.evaluate("document.querySelector('a.record').hasAttribute('download')")
+    no_errors(browser)
+
+
+def test_head_to_head_on_a_phone_scrolls_in_its_box(site: Path, browser: Browser) -> None:
+    browser.viewport(390, 844, mobile=True)
+    browser.goto((site / "games" / "take5.html").as_uri())
+    assert browser.evaluate("document.documentElement.scrollWidth") <= 400
+    titles = browser.evaluate(
+        "[...document.querySelectorAll('table.h2h td.h2h-cell')].map(td => td.title)"
+    )
+    assert titles and all(" ahead of " in t and " matches (" in t for t in titles)
+    browser.screenshot(SHOTS / "h2h-phone.png")
     no_errors(browser)
