@@ -4,6 +4,7 @@
 - :mod:`arena.cli.kit`: ``kit`` (a starter bot)
 - :mod:`arena.cli.league`: ``league ...``, ``submit``, ``bots``, ``withdraw``
 - :mod:`arena.cli.audit`: ``audit``
+- :mod:`arena.cli.abtest`: ``abtest`` (is NEW better than OLD?)
 - :mod:`arena.cli.site`: ``leaderboard``, ``serve``
 - :mod:`arena.cli.common`: what they share (error handling, league names, time options)
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import click
 
 from arena import __version__, native
-from arena.cli import audit, kit, league, play, site
+from arena.cli import abtest, audit, kit, league, play, site
 from arena.cli.common import ArenaGroup
 
 COMMANDS: tuple[click.Command, ...] = (
@@ -29,6 +30,7 @@ COMMANDS: tuple[click.Command, ...] = (
     league.bots,
     league.withdraw,
     audit.audit,
+    abtest.abtest,
     site.leaderboard,
     site.serve,
 )
