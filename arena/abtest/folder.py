@@ -12,6 +12,8 @@ twice, in the same batch at ordinals ``2i`` (NEW in the tested seat) and ``2i + 
 it), the ``tab`` column holding ``b`` and ``rotation`` the tested seat ``b mod N``. The other
 seats hold the opponents, rotated through their list from block to block, identical in both
 matches. Batches of blocks are planned ahead of the test (enough to keep the workers busy), and
+match ids are keyed hashes of the test seed, the block and the half (never of the batch, which
+depends on how far ahead the run plans), so a match is the same whatever the number of workers;
 the test reads finished blocks strictly in block order: a block counts once both its matches
 are stored, and the first crossing of a bound ends the test, so the verdict depends neither on
 the number of workers nor on interruptions. Blocks played past the verdict are ignored.
@@ -172,7 +174,7 @@ def block_matches(
             ordinal = 2 * i + half
             out.append(
                 Planned(
-                    match_id=match_id(settings.seed, batch, ordinal),
+                    match_id=match_id(settings.seed, block, half),
                     batch=batch,
                     ordinal=ordinal,
                     game=settings.game,
