@@ -19,6 +19,7 @@ from typing import Any, TextIO
 import click
 
 from arena.abtest.folder import AbTestError, BlockPlanner, Progress, Settings, open_test
+from arena.abtest.report import REPORT_FILE, write_report
 from arena.abtest.sprt import Scale, Verdict
 from arena.cli.common import DEFAULT_ROOT, SEED, WORKERS, open_league
 from arena.cli.play import parse_options
@@ -157,20 +158,23 @@ def describe(data: dict[str, Any], settings: Settings) -> str:
     if est is not None:
         nelo = ""
         if est["nelo"] is not None:
-            nelo = f", nElo {est['nelo']:+.1f} [{fmt(est['nelo_low'])}, {fmt(est['nelo_high'])}]"
+            nelo = f", nElo {est['nelo']:+.1f} [{fmt(est['nelo_low'], '-inf')}, {fmt(est['nelo_high'], '+inf')}]"
         lines.append(
             f"  score {est['score']:.4f} [{est['score_low']:.4f}, {est['score_high']:.4f}],"
-            f" Elo {fmt(est['elo'])} [{fmt(est['elo_low'])}, {fmt(est['elo_high'])}]{nelo}"
+            f" Elo {fmt(est['elo'], '+inf' if est['score'] > 0.5 else '-inf')} [{fmt(est['elo_low'], '-inf')}, {fmt(est['elo_high'], '+inf')}]{nelo}"
         )
     lines.append(
         f"  faults in the tested seat: NEW {data['faults']['new']}, OLD {data['faults']['old']}"
     )
     lines.append(f"  folder: {data['folder']}")
+    if "report" in data:
+        lines.append(f"  report: {data['report']}")
     return "\n".join(lines)
 
 
-def fmt(value: float | None) -> str:
-    return "inf" if value is None else f"{value:+.1f}"
+def fmt(value: float | None, infinite: str) -> str:
+    """An Elo for the text output; None is an infinite Elo (every block won, or lost)."""
+    return infinite if value is None else f"{value:+.1f}"
 
 
 def play_test(folder: Path, settings: Settings, run: Run) -> dict[str, Any]:
@@ -186,7 +190,10 @@ def play_test(folder: Path, settings: Settings, run: Run) -> dict[str, Any]:
         drive_test(lg, planner, run)
         if run.live is not None and run.live.isatty():
             run.live.write("\n")
-        return summary(folder, settings, planner)
+        data = summary(folder, settings, planner)
+    write_report(folder, data, describe(data, settings).splitlines()[0])
+    data["report"] = str(folder / REPORT_FILE)
+    return data
 
 
 def drive_test(lg: League, planner: BlockPlanner, run: Run) -> None:

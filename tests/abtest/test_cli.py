@@ -17,8 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.abtest.folder import Entrants, Settings, block_matches, seating
+from arena.abtest.report import write_report
 from arena.cli import main
-from tests.league.helpers import ROOT, bot_processes
+from tests.league.helpers import ROOT, bot_processes, write_bot
 
 RANDOM_BOT = str(ROOT / "bots" / "random")
 
@@ -252,3 +253,78 @@ def test_a_folder_holding_another_test_is_refused(tmp_path: Path) -> None:
     assert abtest(*base, "--nelo1", "150", "--dir", folder)[0] == 0
     code, out = abtest(*base, "--nelo1", "100", "--dir", folder)
     assert code != 0 and "another test" in out and "h1" in out
+
+
+def test_the_report_page_draws_the_llr_and_the_blocks(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    data = as_json(
+        "builtin:first",
+        "builtin:random",
+        "--game",
+        "take5",
+        "--seats",
+        "3",
+        "--nelo1",
+        "150",
+        "--max-blocks",
+        "8",
+        "--dir",
+        str(folder),
+    )
+    page = (folder / "report.html").read_text()
+    assert data["report"] == str(folder / "report.html")
+    assert "<polyline" in page and page.count("<rect") == 5  # 5 bins at 3 seats
+    assert f"{data['blocks']} blocks" in page
+
+
+def test_the_report_escapes_what_it_is_given(tmp_path: Path) -> None:
+    settings = Settings(game="take5", seats=3, new="<script>x</script>", old="b")
+    data = {
+        "settings": settings.to_json(),
+        "status": {"llr": 0.5, "lower": -2.9, "upper": 2.9, "blocks": 2, "finished": False},
+        "estimate": None,
+        "verdict": "running",
+        "blocks": 2,
+        "matches": 4,
+        "matches_played": 4,
+        "faults": {"new": 0, "old": 1},
+        "counts": [0, 1, 1, 0, 0],
+        "llr": [0.2, 0.5],
+    }
+    page = write_report(tmp_path, data, "not finished").read_text()
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_faults_of_new_are_counted_and_lose_the_game(tmp_path: Path) -> None:
+    crash = write_bot(tmp_path / "src", "crashy", mode="crash")
+    data = as_json(
+        str(crash),
+        "builtin:first",
+        "--game",
+        "take5",
+        "--seats",
+        "3",
+        "--nelo0",
+        "-150",
+        "--nelo1",
+        "150",
+        "--max-blocks",
+        "4",
+        "--dir",
+        str(tmp_path / "t"),
+    )
+    assert data["faults"] == {"new": data["blocks"], "old": 0}
+    # NEW is ranked last in every block: no block scores above 1/2.
+    half = len(data["counts"]) // 2
+    assert sum(data["counts"][half + 1 :]) == 0
+
+
+@pytest.mark.slow
+def test_dask_gives_the_verdict_of_local_workers(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    common = ["builtin:first", "builtin:random", "--game", "take5", "--seats", "4"]
+    common += ["--nelo1", "100", "--max-blocks", "60"]
+    local = as_json(*common, "--dir", str(tmp_path / "local"))
+    dask = as_json(*common, "--dir", str(tmp_path / "dask"), "--executor", "dask")
+    for key in ("verdict", "status", "counts", "llr", "blocks"):
+        assert local[key] == dask[key]
