@@ -192,12 +192,14 @@ def block_matches(
 
 
 def league_config(settings: Settings, workers: int) -> LeagueConfig:
-    """The league side of a test: its one game at its one table size; chunks of one block."""
+    """The league side of a test: its one game at its one table size; chunks of one block; a
+    match budget of 0, so that the league's own schedule never plans a match into the test
+    (``arena league run`` on a test folder plays only the test's planned blocks)."""
     return LeagueConfig(
         seed=settings.seed,
         workers=workers,
         games=(GameConfig(settings.game, (settings.seats,), dict(settings.options)),),
-        schedule=Schedule(chunk=2),
+        schedule=Schedule(chunk=2, max_matches=0),
     )
 
 
