@@ -8,10 +8,12 @@ the folder resumes it. Registered on the main group in :mod:`arena.cli`.
 from __future__ import annotations
 
 import json
+import math
 import re
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -72,6 +74,10 @@ def hypotheses(
         raise click.UsageError(f"give --{scale.value}1 (H1) with --{scale.value}0")
     if h0 is None:  # H0 defaults to "no difference"
         h0 = 0.5 if scale is Scale.SCORE else 0.0
+    if not (math.isfinite(h0) and math.isfinite(h1)):
+        raise click.BadParameter(
+            "the bounds must be finite numbers", param_hint=f"--{scale.value}0/--{scale.value}1"
+        )
     if not h0 < h1:
         raise click.BadParameter(
             f"H0 ({h0:g}) must be below H1 ({h1:g})",
@@ -80,7 +86,7 @@ def hypotheses(
     return scale.value, h0, h1
 
 
-def live_line(stream: TextIO | None) -> Any:
+def live_line(stream: TextIO | None) -> Callable[[BlockPlanner], None]:
     """The callback that shows the test's progress on ``stream`` (throttled)."""
     last = [0.0]
     tty = bool(stream is not None and stream.isatty())

@@ -233,6 +233,11 @@ def test_a_league_bot_against_its_previous_version(tmp_path: Path) -> None:
             ["builtin:first", "builtin:random", "--game", "take5", "--elo1", "5", "--score1", ".6"],
             "one pair",
         ),
+        (
+            ["builtin:first", "builtin:random", "--game", "take5", "--elo1", "inf"],
+            "finite",
+        ),
+        (["builtin:first", "builtin:random", "--game", "take5", "--nelo1", "500"], "within"),
         (["builtin:first", "--game", "take5"], "NEW OLD"),
         (["builtin:first", "builtin:random"], "--game"),
         (["builtin:first", "builtin:random", "--game", "chess"], "unknown game"),
