@@ -333,3 +333,10 @@ def test_dask_gives_the_verdict_of_local_workers(tmp_path: Path) -> None:
     dask = as_json(*common, "--dir", str(tmp_path / "dask"), "--executor", "dask")
     for key in ("verdict", "status", "counts", "llr", "blocks"):
         assert local[key] == dask[key]
+
+
+def test_a_bot_that_does_not_play_the_game_is_refused(tmp_path: Path) -> None:
+    tens = write_bot(tmp_path / "src", "tens", games=("ten",))
+    code, out = abtest(str(tens), "builtin:random", "--game", "take5", "--dir", str(tmp_path / "t"))
+    assert code != 0 and "none of the league's games" in out
+    assert not (tmp_path / "t").exists() and not (tmp_path / "t.creating").exists()
