@@ -318,6 +318,7 @@ class BlockPlanner:
         """Stored matches of blocks not yet counted: block -> half -> (ranks, faulted seats)."""
         self.read_from = 0
         """Blocks below this are read (counted, or the test finished before them)."""
+        self._planned: int | None = None
 
     # -- the planner protocol --
 
@@ -372,11 +373,14 @@ class BlockPlanner:
         """Feed every newly finished block, in block order, to the test; True once finished."""
         if self.finished:
             return True
+        # Only the batches from the one holding the next block (found by its match id, the
+        # primary key): a test of thousands of blocks reads each result about once.
         rows = self.league.store.db.execute(
             "SELECT s.tab, s.ordinal, r.ranks,"
             " (SELECT json_group_array(f.seat) FROM faults f WHERE f.match_id = s.match_id)"
-            " FROM schedule s JOIN results r USING (match_id) WHERE s.tab >= ?",
-            (self.read_from,),
+            " FROM schedule s JOIN results r USING (match_id)"
+            " WHERE s.batch >= (SELECT batch FROM schedule WHERE match_id = ?) AND s.tab >= ?",
+            (match_id(self.settings.seed, self.read_from, 0), self.read_from),
         ).fetchall()
         for block, ordinal, ranks, faulted in rows:
             self.halves.setdefault(block, {})[ordinal % 2] = (
@@ -405,10 +409,13 @@ class BlockPlanner:
     # -- planning --
 
     def planned_blocks(self) -> int:
-        row = self.league.store.db.execute(
-            "SELECT COALESCE(MAX(tab) + 1, 0) FROM schedule"
-        ).fetchone()
-        return int(row[0])
+        """How many blocks are planned (read from the store once, then counted here)."""
+        if self._planned is None:
+            row = self.league.store.db.execute(
+                "SELECT COALESCE(MAX(tab) + 1, 0) FROM schedule"
+            ).fetchone()
+            self._planned = int(row[0])
+        return self._planned
 
     def plan(self) -> bool:
         """Plan the next batch of blocks if fewer than ``ahead`` are planned past the test's
@@ -423,6 +430,7 @@ class BlockPlanner:
             batch = store.batch_count()
             matches = block_matches(self.settings, self.entrants, batch, planned, count)
             store.add_batch(batch, BatchMode.UNIFORM, 0, matches)
+        self._planned = planned + count
         self.batches_planned.append(batch)
         return True
 

@@ -180,7 +180,7 @@ def describe(data: dict[str, Any], settings: Settings) -> str:
 
 def fmt(value: float | None, infinite: str) -> str:
     """An Elo for the text output; None is an infinite Elo (every block won, or lost)."""
-    return infinite if value is None else f"{value:+.1f}"
+    return infinite if value is None else f"{value + 0.0:+.1f}"  # never "-0.0" for 0
 
 
 def play_test(folder: Path, settings: Settings, run: Run) -> dict[str, Any]:
