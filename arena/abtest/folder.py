@@ -29,8 +29,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from arena.abtest.sprt import (
     Bounds,
     Estimate,
@@ -375,18 +373,11 @@ class BlockPlanner:
             return True
         # Only the batches from the one holding the next block (found by its match id, the
         # primary key): a test of thousands of blocks reads each result about once.
-        rows = self.league.store.db.execute(
-            "SELECT s.tab, s.ordinal, r.ranks,"
-            " (SELECT json_group_array(f.seat) FROM faults f WHERE f.match_id = s.match_id)"
-            " FROM schedule s JOIN results r USING (match_id)"
-            " WHERE s.batch >= (SELECT batch FROM schedule WHERE match_id = ?) AND s.tab >= ?",
-            (match_id(self.settings.seed, self.read_from, 0), self.read_from),
-        ).fetchall()
+        rows = self.league.store.table_results(
+            self.read_from, match_id(self.settings.seed, self.read_from, 0)
+        )
         for block, ordinal, ranks, faulted in rows:
-            self.halves.setdefault(block, {})[ordinal % 2] = (
-                tuple(orjson.loads(ranks)),
-                set(orjson.loads(faulted)),
-            )
+            self.halves.setdefault(block, {})[ordinal % 2] = (ranks, faulted)
         fed = False
         while not self.finished and len(self.halves.get(self.read_from, {})) == 2:
             self.count(self.read_from, self.halves.pop(self.read_from))
@@ -411,10 +402,7 @@ class BlockPlanner:
     def planned_blocks(self) -> int:
         """How many blocks are planned (read from the store once, then counted here)."""
         if self._planned is None:
-            row = self.league.store.db.execute(
-                "SELECT COALESCE(MAX(tab) + 1, 0) FROM schedule"
-            ).fetchone()
-            self._planned = int(row[0])
+            self._planned = self.league.store.table_count()
         return self._planned
 
     def plan(self) -> bool:
@@ -436,11 +424,7 @@ class BlockPlanner:
 
     def cancel_rest(self) -> None:
         """The test is over: cancel the planned matches not played (a later run plays none)."""
-        with self.league.store.transaction() as db:
-            db.execute(
-                "UPDATE schedule SET cancelled = 1 WHERE cancelled = 0"
-                " AND match_id NOT IN (SELECT match_id FROM results)"
-            )
+        self.league.store.cancel_all_unplayed()
 
     def played(self) -> int:
         """Every match stored (blocks past the verdict included)."""
