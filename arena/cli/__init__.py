@@ -4,6 +4,7 @@
 - :mod:`arena.cli.kit`: ``kit`` (a starter bot)
 - :mod:`arena.cli.league`: ``league ...``, ``submit``, ``bots``, ``withdraw``
 - :mod:`arena.cli.audit`: ``audit``
+- :mod:`arena.cli.abtest`: ``abtest`` (is NEW better than OLD?)
 - :mod:`arena.cli.site`: ``leaderboard``, ``serve``
 - :mod:`arena.cli.common`: what they share (league names, time options, loading bots)
 - :mod:`arena.cli.group`: the main group (commands imported when run; clear errors)
@@ -30,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "bots": "arena.cli.league:bots",
     "withdraw": "arena.cli.league:withdraw",
     "audit": "arena.cli.audit:audit",
+    "abtest": "arena.cli.abtest:abtest",
     "leaderboard": "arena.cli.site:leaderboard",
     "serve": "arena.cli.site:serve",
 }

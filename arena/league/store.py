@@ -558,6 +558,30 @@ class StoreReader:
             }
             yield data
 
+    def table_results(
+        self, first_table: int, first_match: str
+    ) -> list[tuple[int, int, tuple[int, ...], set[int]]]:
+        """(table, ordinal, ranks, faulted seats) of the stored results of tables from
+        ``first_table``, read from the batch holding ``first_match`` on (none if it is not
+        planned): an A/B test's blocks (:mod:`arena.abtest.folder`), read without a scan of the
+        whole schedule."""
+        rows = self.db.execute(
+            "SELECT s.tab, s.ordinal, r.ranks,"
+            " (SELECT json_group_array(f.seat) FROM faults f WHERE f.match_id = s.match_id)"
+            " FROM schedule s JOIN results r USING (match_id)"
+            " WHERE s.batch >= (SELECT batch FROM schedule WHERE match_id = ?) AND s.tab >= ?"
+            " ORDER BY s.batch, s.ordinal",
+            (first_match, first_table),
+        ).fetchall()
+        return [
+            (int(r[0]), int(r[1]), tuple(orjson.loads(r[2])), set(orjson.loads(r[3]))) for r in rows
+        ]
+
+    def table_count(self) -> int:
+        """One more than the highest table number planned (0: nothing planned)."""
+        row = self.db.execute("SELECT COALESCE(MAX(tab) + 1, 0) FROM schedule").fetchone()
+        return int(row[0])
+
     def played_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
 
@@ -793,6 +817,16 @@ class Store(StoreReader):
             "UPDATE bots SET status = ?, reason = ? WHERE id = ?",
             (EntrantStatus(status).value, reason, bot),
         )
+
+    def cancel_all_unplayed(self) -> int:
+        """Cancel every planned match not yet played (an A/B test that reached its verdict);
+        returns how many."""
+        with self.transaction() as db:
+            cursor = db.execute(
+                "UPDATE schedule SET cancelled = 1 WHERE cancelled = 0"
+                " AND match_id NOT IN (SELECT match_id FROM results)"
+            )
+        return cursor.rowcount
 
     def cancel_unplayed(self, bot: int) -> int:
         """Cancel the planned matches of ``bot`` not yet played; returns how many."""

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from arena.errors import ArenaSetupError
 from arena.league.core import League
 from arena.league.store import Planned
-from arena.run.driver import RunReport, WorkerLost, drive
+from arena.run.driver import Planner, RunReport, WorkerLost, drive
 from arena.run.worker import ChunkResult
 from arena.runtime.manifest import BotKind, BotSpec
 
@@ -270,6 +270,7 @@ def run_league_dask(
     progress: TextIO | None = None,
     max_new: int | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    planner: Planner | None = None,
 ) -> RunReport:
     """Play the league on a Dask cluster until it is finished (or ``max_new`` matches).
 
@@ -301,4 +302,5 @@ def run_league_dask(
         progress=progress,
         max_new=max_new,
         on_record=on_record,
+        planner=planner,
     )

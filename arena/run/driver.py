@@ -114,30 +114,86 @@ class Progress:
             self.stream.flush()
 
 
+class Planner(Protocol):
+    """What the driver plays: a league's schedule (:class:`LeaguePlanner`, the default) or
+    another plan kept in the same store (an A/B test's paired blocks, :mod:`arena.abtest`)."""
+
+    batches_planned: list[int]
+    """The batches this planner planned during the run."""
+
+    def start(self) -> list[Planned]:
+        """Plan what may be planned now; every unplayed match to play, in order."""
+        ...
+
+    def after(self) -> list[Planned] | None:
+        """Called after each chunk's records are committed: the matches newly planned (queued
+        after the pending ones, less those already pending or in flight), or None to stop: the
+        pending matches are dropped (those in flight may still finish and are committed)."""
+        ...
+
+    def total(self) -> int:
+        """The number of matches the progress line counts towards."""
+        ...
+
+    def stop_reason(self) -> str:
+        """Why the run ended."""
+        ...
+
+
+class LeaguePlanner:
+    """The league's schedule: rate finished batches, plan the next ones (:meth:`League.advance`)."""
+
+    def __init__(self, league: League) -> None:
+        self.league = league
+        self.ratings: LeagueRatings | None = None
+        self.batches_planned: list[int] = []
+
+    def start(self) -> list[Planned]:
+        self.ratings = self.league.load_ratings()
+        self.batches_planned += self.league.advance(self.ratings)
+        return self.league.unplayed()
+
+    def after(self) -> list[Planned] | None:
+        assert self.ratings is not None
+        new = self.league.advance(self.ratings)
+        if not new:
+            return []
+        self.batches_planned += new
+        return self.league.store.unplayed(min(new))
+
+    def total(self) -> int:
+        return self.league.budget
+
+    def stop_reason(self) -> str:
+        return self.league.stop_reason()
+
+
 def plan_more(
-    league: League,
-    ratings: LeagueRatings,
+    planner: Planner,
     pending: deque[Planned],
     in_flight: Mapping[str, object],
-    report: RunReport,
     bar: Progress,
     done: int,
-) -> None:
-    """Rate the finished batches, plan what may now be planned, and queue each new match once
-    (not one already pending or in flight)."""
-    new = league.advance(ratings)
-    if new:
-        report.batches_planned += new
+) -> bool:
+    """Plan what may now be planned, and queue each new match once (not one already pending or
+    in flight); False when the planner says stop (the pending matches are then dropped)."""
+    fresh = planner.after()
+    if fresh is None:
+        pending.clear()
+        return False
+    if fresh:
         known = {p.match_id for p in pending} | set(in_flight)
-        fresh = league.store.unplayed(min(new))
         pending.extend(p for p in fresh if p.match_id not in known)
         bar.total = max(bar.total, done + len(pending) + len(in_flight))
+    return True
 
 
-def finish(league: League, report: RunReport, began: float) -> RunReport:
-    """Complete ``report`` at the end of a run: its time and why it stopped."""
+def finish(planner: Planner, report: RunReport, began: float) -> RunReport:
+    """Complete ``report`` at the end of a run: its time, batches and why it stopped."""
     report.seconds = time.monotonic() - began
-    report.stopped = league.stop_reason() or "stopped: the run's match limit is played"
+    report.batches_planned = list(planner.batches_planned)
+    reason = planner.stop_reason()
+    report.stopped = reason or "stopped: the run's match limit is played"
     return report
 
 
@@ -153,24 +209,25 @@ def drive(
     progress: TextIO | None = None,
     max_new: int | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    planner: Planner | None = None,
 ) -> RunReport:
     """Play the league until it is finished (or ``max_new`` matches are played this run), in
     chunks of up to ``chunk`` matches on the backend that ``open_backend`` makes (only if there
-    is something to play).
+    is something to play). ``planner`` decides what to play (default: the league's schedule,
+    :class:`LeaguePlanner`); the records go to the league's store either way.
 
     Raises :class:`Interrupted` on Ctrl-C, and whatever the backend raises (after cancelling
     it): :class:`WorkerLost`, :class:`~arena.errors.ArenaSetupError`, its own errors.
     """
     report = RunReport()
     began = time.monotonic()
-    ratings = league.load_ratings()
-    report.batches_planned += league.advance(ratings)
-    pending: deque[Planned] = deque(league.unplayed())
+    plan = LeaguePlanner(league) if planner is None else planner
+    pending: deque[Planned] = deque(plan.start())
     if not pending:
-        return finish(league, report, began)
+        return finish(plan, report, began)
     seats: dict[str, tuple[int, ...]] = {}  # the matches in flight: their bots by seat
     done = league.store.played_count()
-    bar = Progress(progress, max(league.budget, done + len(pending)), done)
+    bar = Progress(progress, max(plan.total(), done + len(pending)), done)
     left = max_new  # matches this run may still send
     in_flight = 0  # chunks
     backend: Backend | None = None
@@ -194,7 +251,7 @@ def drive(
             in_flight -= 1
             report.processes_started += result.started
             done += commit(league, result, seats, report, on_record)
-            plan_more(league, ratings, pending, seats, report, bar, done)
+            plan_more(plan, pending, seats, bar, done)
             bar.update(done)
         backend.close()
     except KeyboardInterrupt:
@@ -210,7 +267,7 @@ def drive(
         raise
     bar.update(done, force=True)
     bar.finish()
-    return finish(league, report, began)
+    return finish(plan, report, began)
 
 
 def commit(

@@ -38,7 +38,7 @@ from typing import Any, TextIO
 from arena.league.core import League
 from arena.league.store import Planned
 from arena.match import MatchSpec
-from arena.run.driver import Interrupted, Progress, RunReport, WorkerLost, drive
+from arena.run.driver import Interrupted, Planner, Progress, RunReport, WorkerLost, drive
 from arena.run.worker import ChunkResult, Player
 from arena.runtime.botproc import RunLimits
 from arena.runtime.manifest import BotSpec
@@ -263,6 +263,7 @@ def run_league(
     progress: TextIO | None = sys.stderr,
     max_new: int | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    planner: Planner | None = None,
 ) -> RunReport:
     """Play the league on local worker processes until it is finished (or ``max_new`` matches
     are played this run).
@@ -279,6 +280,7 @@ def run_league(
         progress=progress,
         max_new=max_new,
         on_record=on_record,
+        planner=planner,
     )
 
 
