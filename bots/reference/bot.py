@@ -25,10 +25,24 @@ Policy = Callable[[dict[str, Any], list[Any], arenabot.Match], int]
 policies: dict[str, Policy] = {}
 
 
+def first_legal(observation: dict[str, Any], legal: list[Any], match: arenabot.Match) -> int:
+    return 0
+
+
 def policy_for(game: str) -> Policy:
+    """The game's search; for a game the manifest does not claim, the first legal action."""
     if game not in policies:
-        policies[game] = importlib.import_module(game).choose
+        try:
+            policies[game] = importlib.import_module(game).choose
+        except ImportError:
+            arenabot.log(f"reference: no search for {game}; playing the first legal action")
+            policies[game] = first_legal
     return policies[game]
+
+
+def on_start(match: arenabot.Match) -> None:
+    """Import the game's search and rules now, before the first decision's clock runs."""
+    policy_for(match.game)
 
 
 def choose(observation: dict[str, Any], legal: list[Any], match: arenabot.Match) -> int:
@@ -36,5 +50,4 @@ def choose(observation: dict[str, Any], legal: list[Any], match: arenabot.Match)
 
 
 if __name__ == "__main__":
-    policy_for("take5")  # import the rules before the first decision's clock runs
-    arenabot.run(choose, name="reference", version="1.0")
+    arenabot.run(choose, name="reference", version="1.0", on_start=on_start)

@@ -26,6 +26,7 @@ rounds in both and checks they agree. The worlds and every constant come from ``
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import random
 import time
@@ -65,56 +66,57 @@ class Budget:
 # -- the heuristic, on plain lists -------------------------------------------------------------
 
 
-def poisson_at_least(k: int, mean: float) -> float:
-    if k <= 0:
-        return 1.0
-    term = total = math.exp(-mean)
-    for i in range(1, k):
-        term *= mean / i
-        total += term
-    return max(0.0, 1.0 - total)
-
-
 def unseen_prefix(seen: list[bool]) -> list[int]:
-    """``prefix[c]``: how many cards 1..c nobody has seen this round."""
-    prefix = [0] * len(seen)
-    count = 0
-    for card in range(1, len(seen)):
-        if not seen[card]:
-            count += 1
-        prefix[card] = count
-    return prefix
+    """``prefix[c]``: how many cards 1..c nobody has seen this round (``seen[0]`` is no card)."""
+    return list(itertools.accumulate(unseen_flags(seen)))
+
+
+def unseen_flags(seen: list[bool]) -> list[int]:
+    """1 for each card nobody has seen, 0 for the others (and for index 0, no card)."""
+    return [0, *(0 if x else 1 for x in seen[1:])]
+
+
+def targets(
+    rows: list[list[int]], row_heads: list[int]
+) -> tuple[list[int], list[tuple[int, int, int]]]:
+    """The rows by their end, lowest first: the ends, and per row (its end, its heads, the slots
+    it has left: 0 when full)."""
+    order = sorted(range(len(rows)), key=lambda r: rows[r][-1])
+    ends = [rows[r][-1] for r in order]
+    return ends, [(rows[r][-1], row_heads[r], ROW_LIMIT - len(rows[r])) for r in order]
 
 
 def pick_card(
     hand: list[int],
-    rows: list[list[int]],
-    row_heads: list[int],
+    ends: list[int],
+    rows: list[tuple[int, int, int]],
+    cheapest: float,
     prefix: list[int],
     unseen: int,
     opponents: int,
 ) -> int:
     """The index in ``hand`` (sorted) of the card with the smallest expected penalty: the
-    bundled heuristic's rule. ``unseen`` counts the cards this seat has not seen."""
-    ends = sorted((row[-1], i) for i, row in enumerate(rows))
-    lows = [e for e, _ in ends]
-    cheapest = min(row_heads) + 0.5
+    bundled heuristic's rule (bots/heuristic/take5.py, same arithmetic). ``ends`` and ``rows``
+    are :func:`targets`, ``cheapest`` the fewest heads of a row plus 0.5, ``unseen`` the count
+    of cards this seat has not seen."""
     best, best_cost = 0, math.inf
+    exp = math.exp
     for index, card in enumerate(hand):
-        at = bisect.bisect_left(lows, card)
+        at = bisect.bisect_left(ends, card)
         if at == 0:
             cost = cheapest
         else:
-            end, r = ends[at - 1]
-            row = rows[r]
-            if len(row) >= ROW_LIMIT:
-                cost = float(row_heads[r])
+            end, heads, slots = rows[at - 1]
+            if not slots:
+                cost = float(heads)
             else:
                 own = index - bisect.bisect_right(hand, end)
-                between = prefix[card - 1] - prefix[end] - own
-                slots = ROW_LIMIT - len(row)
-                mean = between * opponents / unseen
-                cost = poisson_at_least(slots, mean) * (row_heads[r] + slots) + 0.001 * (card - end)
+                mean = (prefix[card - 1] - prefix[end] - own) * opponents / unseen
+                term = total = exp(-mean)  # P(at least `slots` of them come first): Poisson
+                for i in range(1, slots):
+                    term *= mean / i
+                    total += term
+                cost = max(0.0, 1.0 - total) * (heads + slots) + 0.001 * (card - end)
         if cost < best_cost:
             best, best_cost = index, cost
     return best
@@ -142,7 +144,8 @@ class Round:
         self.row_heads = [sum(HEADS[c] for c in r) for r in self.rows]
         self.hands = [list(h) for h in hands]
         self.heads = [0] * len(hands)
-        self.seen = list(seen)
+        self.unseen = unseen_flags(seen)
+        """1 for each card nobody has seen yet this round: prefix sums count the unseen."""
         self.professional = professional
 
     def place(self, card: int, seat: int, row_choice: int | None = None) -> None:
@@ -178,25 +181,25 @@ class Round:
     def resolve(self, cards: list[int]) -> None:
         """Reveal one card per seat and place them lowest first."""
         for card in cards:
-            self.seen[card] = True
+            self.unseen[card] = 0
         for card, seat in sorted(zip(cards, range(len(cards)), strict=True)):
             self.place(card, seat)
 
     def choices(self, forced: Mapping[int, int]) -> list[int]:
         """Each seat's card for this trick: ``forced`` ones, the rest by the heuristic."""
-        prefix = unseen_prefix(self.seen)
-        public = len(self.seen) - 1 - prefix[-1]
+        prefix = list(itertools.accumulate(self.unseen))
+        public = len(prefix) - 1 - prefix[-1]
         opponents = len(self.hands) - 1
+        ends, rows = targets(self.rows, self.row_heads)
+        cheapest = min(self.row_heads) + 0.5
         cards = []
         for seat, hand in enumerate(self.hands):
             if seat in forced:
                 card = forced[seat]
                 hand.remove(card)
             else:
-                unseen = max(1, len(self.seen) - 1 - public - len(hand))
-                card = hand.pop(
-                    pick_card(hand, self.rows, self.row_heads, prefix, unseen, opponents)
-                )
+                unseen = max(1, len(prefix) - 1 - public - len(hand))
+                card = hand.pop(pick_card(hand, ends, rows, cheapest, prefix, unseen, opponents))
             cards.append(card)
         return cards
 
@@ -223,6 +226,37 @@ def value(
         if after[seat] == best:
             score += WIN_BONUS / after.count(best)
     return score
+
+
+class Deals:
+    """Worlds for one decision: the first is the kit's ``rules.sample_world``; each next one
+    deals the same hidden cards (the other hands and the undealt cards) again, shuffled, into
+    hands of the same sizes: what ``sample_world`` does, without building a whole position each
+    time (about 250 µs). A playout ends with the round, so only the hands differ."""
+
+    def __init__(self, world: Any, seat: int, rng: random.Random) -> None:
+        self.world = world
+        self.seat = seat
+        self.rng = rng
+        self.first = True
+        self.hidden = [c for s, h in enumerate(world.hands) if s != seat for c in h]
+        self.hidden += world.undealt()
+
+    def next(self) -> list[list[int]]:
+        hands: list[list[int]] = self.world.hands
+        if self.first:
+            self.first = False
+            return hands
+        pool = self.hidden
+        self.rng.shuffle(pool)
+        dealt, at = [], 0
+        for s, hand in enumerate(hands):
+            if s == self.seat:
+                dealt.append(hand)
+            else:
+                dealt.append(sorted(pool[at : at + len(hand)]))
+                at += len(hand)
+        return dealt
 
 
 # -- the decision ------------------------------------------------------------------------------
@@ -261,11 +295,17 @@ class Searcher:
         count = min(count, worlds)
         totals = [0.0] * len(legal)
         done = 0
+        seen, _ = self.seen_cards(observation, options)
+        for card, _seat in observation.get("to_place", []):
+            seen[card] = True
+        deal = Deals(sample_world(observation, options, rng), self.seat, rng)
         for _ in range(count):
             if not budget.left():
                 break
-            world = sample_world(observation, options, rng)
-            scores = self.evaluate(world, observation, legal, options, row_decision, budget)
+            hands = deal.next()
+            scores = self.evaluate(
+                hands, deal.world, observation, legal, seen, row_decision, budget
+            )
             if scores is None:
                 break
             for i, s in enumerate(scores):
@@ -287,13 +327,18 @@ class Searcher:
         rows: list[list[int]] = observation["rows"]
         row_heads = [sum(HEADS[c] for c in r) for r in rows]
         if row_decision:
-            return min(range(len(legal)), key=lambda i: (row_heads[legal[i]], len(rows[legal[i]]), i))
+            return min(
+                range(len(legal)), key=lambda i: (row_heads[legal[i]], len(rows[legal[i]]), i)
+            )
         seen, _ = self.seen_cards(observation, options)
         hand = sorted(legal)
         prefix = unseen_prefix(seen)
         public = len(seen) - 1 - prefix[-1]
         unseen = max(1, len(seen) - 1 - public - len(hand))
-        card = hand[pick_card(hand, rows, row_heads, prefix, unseen, len(observation["totals"]) - 1)]
+        ends, by_end = targets(rows, row_heads)
+        opponents = len(observation["totals"]) - 1
+        cheapest = min(row_heads) + 0.5
+        card = hand[pick_card(hand, ends, by_end, cheapest, prefix, unseen, opponents)]
         return legal.index(card)
 
     @staticmethod
@@ -314,27 +359,30 @@ class Searcher:
 
     def evaluate(
         self,
+        hands: list[list[int]],
         world: Any,
         observation: dict[str, Any],
         legal: list[Any],
-        options: Mapping[str, Any],
+        seen: list[bool],
         row_decision: bool,
         budget: Budget,
     ) -> list[float] | None:
-        """Each action's value in one world, or None if time ran out."""
+        """Each action's value in one world (its hands; the rest is ``world``'s), or None if
+        time ran out."""
         settings = world.options
-        seen, _ = self.seen_cards(observation, options)
-        for card, _seat in observation.get("to_place", []):
-            seen[card] = True
         totals: list[int] = list(observation["totals"])
         base_heads: list[int] = list(observation["round_heads"])
-        last = settings.get("max_rounds") is not None and observation["round"] >= settings["max_rounds"]
+        last = (
+            settings.get("max_rounds") is not None
+            and observation["round"] >= settings["max_rounds"]
+        )
         professional = bool(settings.get("professional"))
+        before = [t - b for t, b in zip(totals, base_heads, strict=True)]
         scores = []
         for action in legal:
             if not budget.left():
                 return None
-            play = Round(world.rows, world.hands, seen, professional)
+            play = Round(world.rows, hands, seen, professional)
             if row_decision:
                 pairs = observation["to_place"]
                 card, seat = pairs[0]
@@ -345,7 +393,6 @@ class Searcher:
             else:
                 play.play_out({self.seat: action})
             heads = [b + h for b, h in zip(base_heads, play.heads, strict=True)]
-            before = [t - b for t, b in zip(totals, base_heads, strict=True)]
             scores.append(value(heads, self.seat, before, settings, last))
         return scores
 
