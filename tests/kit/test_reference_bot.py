@@ -98,6 +98,48 @@ def test_a_playout_places_cards_as_the_rules_do(take5: Any, options: dict[str, A
                 assert play.heads == gained, seed
 
 
+def test_worlds_are_redealt_from_the_kits_sample_keeping_what_the_seat_sees(take5: Any) -> None:
+    """After the kit's first world, each world deals the same hidden cards again: this seat's
+    hand unchanged, the others' hand sizes kept, no card twice, nothing seen dealt."""
+    for observation, _legal, options in observations(11)[::7]:
+        seat = observation["seat"]
+        rng = random.Random(1)
+        deals = take5.Deals(take5.sample_world(observation, options, rng), seat, rng)
+        first = deals.next()
+        hidden = sorted(deals.hidden)
+        shown = {c for r in observation["rows"] for c in r} | set(observation["hand"])
+        for _ in range(5):
+            hands = deals.next()
+            assert hands[seat] == observation["hand"]
+            assert [len(h) for h in hands] == [len(h) for h in first]
+            others = [c for s, h in enumerate(hands) if s != seat for c in h]
+            assert len(set(others)) == len(others)
+            assert set(others) <= set(hidden) and not set(others) & shown
+
+
+def test_it_tells_random_opponents_from_heuristic_ones_by_their_risky_cards(take5: Any) -> None:
+    """Seats 1 and 3 play the heuristic, seat 2 at random: read from seat 0's events, only seat
+    2 is taken to play at random (in the playouts, the others play the heuristic)."""
+    heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
+    game = get_game("take5")
+    verdicts = []
+    for seed in range(8):
+        state = game.new(seed, 4)
+        rng = random.Random(seed)
+        opponents = take5.Opponents(4, 0, 104)
+        while state.round < 3 and not state.is_over():
+            for mover in state.to_move():
+                legal = state.legal(mover)
+                if mover % 2:
+                    index = heuristic.choose(state.observation(mover), legal)
+                else:
+                    index = rng.randrange(len(legal))
+                state.apply(mover, legal[index])
+            opponents.read(state.events_for(0))
+        verdicts.append(opponents.wild())
+    assert verdicts.count(frozenset({2})) >= 7, verdicts
+
+
 def observations(seed: int) -> list[tuple[dict[str, Any], list[Any], dict[str, Any]]]:
     """Every decision of seat 0 in a game of random players: (observation, legal, options)."""
     game = get_game("take5")

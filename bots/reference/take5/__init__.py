@@ -1,26 +1,31 @@
-"""Take 5 by determinized Monte-Carlo search with a heuristic opponent model.
+"""Take 5 by determinized Monte-Carlo search with an opponent model read from the play.
 
 Each decision samples worlds consistent with what this seat saw (``rules.sample_world``: the other
 hands dealt at random from the unseen cards), and in each world plays every legal action to the
-end of the round, every seat (this one included, after its first action) choosing by the
-bundled heuristic's rule: the card with the smallest expected penalty, the cheapest row. Plain
-Monte-Carlo with random playouts wins about 40-45% against three heuristics; a playout whose
-players play like real ones tells much better which card is safe. An action's value in a world
-is the heads the others took this round on average minus the heads this seat took, plus a bonus
-for winning when the round ends the game. The action with the best total over the worlds wins
-(every action sees the same worlds, and the playouts are deterministic given a world, so the
-comparison is paired).
+end of the round. In the playouts every seat (this one too, after its first card) plays by the
+bundled heuristic's rule (the card with the smallest expected penalty, the cheapest row), except
+the opponents seen to play at random (:class:`Opponents`: they play many cards the heuristic
+calls risky), which play at random there too. Plain Monte-Carlo with random playouts wins about
+40-45% against three heuristics; playouts whose players play like the real ones tell much better
+which card is safe. An action's value in a world is the heads the others took this round on
+average minus the heads this seat took, plus a bonus for winning when the round ends the game.
+The action with the best total over the worlds is played (every action sees the same worlds and
+the same random choices, so the comparison is paired).
 
-Time: a fixed number of worlds per decision (``WORLDS``, fewer when many cards are left, so that
-a decision costs about the same all round), and a deadline from ``match.time`` as a safety net
-only: search stops at a share of ``decision_ms`` (plus a little of the bank) and the best action
-so far is played; with no time at all, the heuristic's own choice.
+Time: a fixed number of worlds per decision (``WORLDS``; fewer, down to ``MIN_WORLDS``, when
+the candidates times the tricks to play exceed ``SPREAD``, so the first tricks of a round do not
+cost several times more), and a deadline from ``match.time`` as a safety net only: the search
+stops at a share of ``decision_ms`` (plus a little of the bank) and plays the best action so
+far; with no time at all, the heuristic's own choice. A decision's generator is seeded from the
+match id, the seat and the decision's number.
 
-Speed: the rules' ``State.clone()`` builds a new game and copies its log (about 80 µs), too slow
-for hundreds of playouts per decision in Python, so a playout runs on plain lists (rows, hands,
-heads) with the trick resolution below. It is the rules' resolution for the standard game (the
+Speed: the rules' ``State.clone()`` builds a new game and copies its log (about 80 µs) and
+``sample_world`` builds a whole position (about 250 µs), too slow for hundreds of playouts per
+decision in Python. So the first world of a decision comes from ``sample_world`` and the next
+ones deal its hidden cards again (:class:`Deals`), and a playout runs on plain lists (rows,
+hands, heads) with the trick resolution of :class:`Round`: the rules' resolution (the
 professional variant's left end goes through ``rules.take5.choose_row``); a test plays random
-rounds in both and checks they agree. The worlds and every constant come from ``rules``.
+tricks in both and checks they agree. Every constant comes from ``rules``.
 """
 
 from __future__ import annotations
@@ -34,13 +39,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from .rules import sample_world
-from .rules.take5 import HEADS, ROW_LIMIT, cards_in_play, choose_row
+from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
-WORLDS = 24
-"""Worlds per decision with at most ``SPREAD`` playout tricks to go (the usual fixed budget)."""
-SPREAD = 24
-"""Fewer worlds when candidates × tricks to go exceed this: the work per decision stays flat."""
+WORLDS = 40
+"""Worlds per decision: the fixed budget, when candidates × tricks to play is at most SPREAD."""
+SPREAD = 100
+"""Beyond it, proportionally fewer worlds (at least MIN_WORLDS): the work per decision is
+bounded."""
 MIN_WORLDS = 6
+RISKY = 1.0
+"""A card whose expected penalty is at least this many heads is a risky one to play."""
+HEURISTIC_RISKY = 0.25
+RANDOM_RISKY = 0.52
+"""The shares of risky cards the bundled heuristic and a random player play (measured over
+whole games of 4 seats): each opponent's odds of playing at random come from its own share."""
 WIN_BONUS = 12.0
 """The value of winning when a playout's round ends the game, in heads."""
 TIME_SHARE = 0.4
@@ -139,7 +151,12 @@ class Round:
         hands: list[list[int]],
         seen: list[bool],
         professional: bool,
+        wild: frozenset[int] = frozenset(),
+        rng: random.Random | None = None,
     ) -> None:
+        self.wild = wild
+        """The seats that play at random in this playout (the others play the heuristic)."""
+        self.rng = rng or random.Random(0)
         self.rows = [list(r) for r in rows]
         self.row_heads = [sum(HEADS[c] for c in r) for r in self.rows]
         self.hands = [list(h) for h in hands]
@@ -197,6 +214,8 @@ class Round:
             if seat in forced:
                 card = forced[seat]
                 hand.remove(card)
+            elif seat in self.wild:
+                card = hand.pop(int(self.rng.random() * len(hand)))
             else:
                 unseen = max(1, len(prefix) - 1 - public - len(hand))
                 card = hand.pop(pick_card(hand, ends, rows, cheapest, prefix, unseen, opponents))
@@ -209,6 +228,107 @@ class Round:
             self.resolve(self.choices(forced))
         while self.hands[0]:
             self.resolve(self.choices({}))
+
+
+class Opponents:
+    """How each other seat plays, read from the public events: the share of its cards that were
+    risky when played (an expected penalty of at least ``RISKY`` heads by the heuristic's
+    reckoning). The heuristic plays fewer than a random player: each playout draws which seats
+    play at random with the odds this gives (even odds before any card is seen)."""
+
+    def __init__(self, seats: int, seat: int, deck: int) -> None:
+        self.seat = seat
+        self.deck = deck
+        self.cursor = 0
+        self.risky = [0] * seats
+        self.played = [0] * seats
+        self.rows: list[list[int]] = []
+        self.seen = [False] * (deck + 1)
+
+    def read(self, events: list[dict[str, Any]]) -> None:
+        """Take in the events not read yet."""
+        for event in events[self.cursor :]:
+            kind = event.get("type")
+            if kind == "round":
+                self.rows = [list(r) for r in event["rows"]]
+                self.seen = [False] * (self.deck + 1)
+                for row in self.rows:
+                    for c in row:
+                        self.seen[c] = True
+            elif kind == "reveal" and self.rows:
+                self.judge(event["cards"], event["trick"])
+            elif kind == "place" and self.rows:
+                row = self.rows[event["row"]]
+                if event.get("end") == "left":
+                    row.insert(0, event["card"])
+                else:
+                    row.append(event["card"])
+            elif kind == "take" and self.rows:
+                self.rows[event["row"]] = [event["card"]]
+        self.cursor = len(events)
+
+    def judge(self, cards: list[int], trick: int) -> None:
+        rows = self.rows
+        row_heads = [sum(HEADS[c] for c in r) for r in rows]
+        prefix = unseen_prefix(self.seen)
+        hand = HAND_SIZE - trick + 1
+        unseen = max(1, self.deck - (self.deck - prefix[-1]) - hand)
+        ends, by_end = targets(rows, row_heads)
+        cheapest = min(row_heads) + 0.5
+        for s, card in enumerate(cards):
+            if s == self.seat:
+                continue
+            cost = card_cost(card, ends, by_end, cheapest, prefix, unseen, len(cards) - 1)
+            self.played[s] += 1
+            self.risky[s] += cost >= RISKY
+        for card in cards:
+            self.seen[card] = True
+
+    def random_odds(self) -> list[float]:
+        """Per seat, the chance that it plays at random rather than by the heuristic, from how
+        many risky cards it played (binomial likelihoods, even odds before any card)."""
+        odds = []
+        for risky, played in zip(self.risky, self.played, strict=True):
+            safe = played - risky
+            log_ratio = risky * math.log(HEURISTIC_RISKY / RANDOM_RISKY) + safe * math.log(
+                (1 - HEURISTIC_RISKY) / (1 - RANDOM_RISKY)
+            )
+            odds.append(1.0 / (1.0 + math.exp(min(50.0, log_ratio))))
+        odds[self.seat] = 0.0
+        return odds
+
+    def wild(self, rng: random.Random | None = None) -> frozenset[int]:
+        """The seats that play at random in one playout: each drawn with its odds from ``rng``
+        (without it, the seats more likely random than not)."""
+        odds = self.random_odds()
+        if rng is None:
+            return frozenset(s for s, p in enumerate(odds) if p > 0.5)
+        return frozenset(s for s, p in enumerate(odds) if rng.random() < p)
+
+
+def card_cost(
+    card: int,
+    ends: list[int],
+    rows: list[tuple[int, int, int]],
+    cheapest: float,
+    prefix: list[int],
+    unseen: int,
+    opponents: int,
+) -> float:
+    """The heuristic's expected penalty of one card (as :func:`pick_card` reckons, without the
+    player's own hand, which others do not see)."""
+    at = bisect.bisect_left(ends, card)
+    if at == 0:
+        return cheapest
+    end, heads, slots = rows[at - 1]
+    if not slots:
+        return float(heads)
+    mean = (prefix[card - 1] - prefix[end]) * opponents / unseen
+    term = total = math.exp(-mean)
+    for i in range(1, slots):
+        term *= mean / i
+        total += term
+    return max(0.0, 1.0 - total) * (heads + slots)
 
 
 def value(
@@ -270,6 +390,7 @@ class Searcher:
         self.match_id = match_id
         self.seat = seat
         self.decisions = 0
+        self.opponents: Opponents | None = None
         self.worlds_used: list[int] = []
         """Worlds searched per decision (for tests and tuning)."""
 
@@ -280,8 +401,15 @@ class Searcher:
         options: Mapping[str, Any],
         told: Mapping[str, Any],
         worlds: int = WORLDS,
+        events: list[dict[str, Any]] | None = None,
     ) -> int:
         began = time.perf_counter()
+        if events is not None:
+            if self.opponents is None:
+                seats = len(observation["totals"])
+                deck = cards_in_play(seats, bool(options.get("tactics", False)))[-1]
+                self.opponents = Opponents(seats, self.seat, deck)
+            self.opponents.read(events)
         budget = Budget(told, began)
         self.decisions += 1
         rng = random.Random(f"{self.match_id}:{self.seat}:{self.decisions}")
@@ -377,12 +505,15 @@ class Searcher:
             and observation["round"] >= settings["max_rounds"]
         )
         professional = bool(settings.get("professional"))
+        salt = world.rng.getrandbits(32)  # the same random play for every action: paired
+        draw = random.Random(salt + 1)
+        wild = self.opponents.wild(draw) if self.opponents is not None else frozenset()
         before = [t - b for t, b in zip(totals, base_heads, strict=True)]
         scores = []
         for action in legal:
             if not budget.left():
                 return None
-            play = Round(world.rows, hands, seen, professional)
+            play = Round(world.rows, hands, seen, professional, wild, random.Random(salt))
             if row_decision:
                 pairs = observation["to_place"]
                 card, seat = pairs[0]
@@ -406,4 +537,4 @@ def choose(observation: dict[str, Any], legal: list[Any], match: Any) -> int:
     if key not in searchers:
         searchers.clear()  # one match at a time: forget the last one
         searchers[key] = Searcher(match.id, match.seat)
-    return searchers[key].choose(observation, legal, match.options, match.time)
+    return searchers[key].choose(observation, legal, match.options, match.time, events=match.events)
