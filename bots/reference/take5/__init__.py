@@ -421,6 +421,9 @@ class Searcher:
         tricks = len(observation["hand"]) + (0 if row_decision else 1)
         count = max(MIN_WORLDS, min(worlds, worlds * SPREAD // max(1, len(legal) * tricks)))
         count = min(count, worlds)
+        if not budget.left():
+            self.worlds_used.append(0)
+            return fallback
         totals = [0.0] * len(legal)
         done = 0
         seen, _ = self.seen_cards(observation, options)
