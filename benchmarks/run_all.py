@@ -113,6 +113,12 @@ BENCHES = (
         ("--seats", "3", "4", "--pool", "300", "--tests", "200", "--real", "take5"),
     ),
     Bench(
+        "reference",
+        "bench_reference",
+        "Reference bot (Take 5): win rate vs 3 random and vs 3 heuristics, ms per decision",
+        ("--games", "20"),
+    ),
+    Bench(
         "site",
         "bench_site",
         "Leaderboard rendering: full and incremental site builds",
@@ -238,6 +244,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "site": grep(r"full", r"new"),
     "sprt": grep(r"^summary", r"^real: "),
     "records": grep(r"^all games"),
+    "reference": grep(r" vs 3 "),
 }
 
 DASK_ROW = re.compile(

@@ -1,0 +1,217 @@
+"""The reference bot (bots/reference): its rules are the kit's, as generated today; its fast
+playouts place cards exactly as the rules do; it passes the conformance check, answers in time
+with a small decision time, and replays the same with a fixed sample budget."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from arena.games import get_game
+from arena.kit.build import RULES, kit_files
+from arena.match import MatchSpec, run_match
+from arena.runtime.botproc import RunLimits, TimeLimits
+from arena.runtime.manifest import load_bot
+from arena.runtime.pool import BotPool
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "bots" / "reference"
+SEARCHED = ("take5",)
+"""The games the reference bot searches in (its manifest's games)."""
+_loaded = itertools.count()
+
+
+def load_policy(game: str) -> Any:
+    """The bot's package for ``game`` (with its rules), under a name of its own."""
+    name = f"reference_{game}_{next(_loaded)}"
+    folder = REFERENCE / game
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def take5() -> ModuleType:
+    return load_policy("take5")  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("game", SEARCHED)
+def test_the_committed_rules_are_what_the_kit_writes_today(game: str) -> None:
+    """The bot's forward model cannot drift from the arena's rules: on a change, regenerate
+    it (``arena kit GAME DIR`` and copy DIR/rules to bots/reference/GAME/rules)."""
+    expected = {
+        path.removeprefix(f"{RULES}/"): text
+        for path, text in kit_files(game, "python", "reference").items()
+        if path.startswith(f"{RULES}/")
+    }
+    folder = REFERENCE / game / RULES
+    committed = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.py")}
+    assert sorted(committed) == sorted(expected)
+    for name, text in expected.items():
+        assert committed[name] == text, f"{folder / name} is stale: regenerate it"
+
+
+def test_the_manifest_claims_the_searched_games_and_arenabot_is_current() -> None:
+    bot = load_bot(str(REFERENCE))
+    assert bot.name == "reference"
+    assert bot.games == SEARCHED
+    original = (ROOT / "bots" / "arenabot.py").read_text()
+    assert (REFERENCE / "arenabot.py").read_text() == original
+
+
+@pytest.mark.parametrize("options", [{}, {"professional": True}, {"tactics": True}])
+def test_a_playout_places_cards_as_the_rules_do(take5: Any, options: dict[str, Any]) -> None:
+    """Random tricks played in the rules and in the playout's plain lists leave the same rows
+    and the same heads (a card too low takes the cheapest row in both)."""
+    game = get_game("take5")
+    for seed in range(30):
+        state = game.new(seed, 2 + seed % 5, options)
+        rng = random.Random(seed)
+        seen, _ = take5.Searcher.seen_cards(state.observation(0), state.options)
+        play = take5.Round(state.rows, state.hands, seen, bool(options.get("professional")))
+        start = list(state.round_heads)
+        while state.round == 1 and not state.is_over():
+            cards = [rng.choice(state.hands[s]) for s in range(state.seats)]
+            for seat, card in enumerate(cards):
+                state.apply(seat, card)
+                play.hands[seat].remove(card)
+            while state.row_chooser is not None:
+                heads = [sum(take5.HEADS[c] for c in r) for r in state.rows]
+                state.apply(state.row_chooser, take5.pick_row(state.rows, heads))
+            play.resolve(cards)
+            if state.round == 1:
+                assert play.rows == state.rows, seed
+            gained = [h - s for h, s in zip(state.round_heads, start, strict=True)]
+            if state.round == 1:
+                assert play.heads == gained, seed
+
+
+def test_worlds_are_redealt_from_the_kits_sample_keeping_what_the_seat_sees(take5: Any) -> None:
+    """After the kit's first world, each world deals the same hidden cards again: this seat's
+    hand unchanged, the others' hand sizes kept, no card twice, nothing seen dealt."""
+    for observation, _legal, options in observations(11)[::7]:
+        seat = observation["seat"]
+        rng = random.Random(1)
+        deals = take5.Deals(take5.sample_world(observation, options, rng), seat, rng)
+        first = deals.next()
+        hidden = sorted(deals.hidden)
+        shown = {c for r in observation["rows"] for c in r} | set(observation["hand"])
+        for _ in range(5):
+            hands = deals.next()
+            assert hands[seat] == observation["hand"]
+            assert [len(h) for h in hands] == [len(h) for h in first]
+            others = [c for s, h in enumerate(hands) if s != seat for c in h]
+            assert len(set(others)) == len(others)
+            assert set(others) <= set(hidden) and not set(others) & shown
+
+
+def test_it_tells_random_opponents_from_heuristic_ones_by_their_risky_cards(take5: Any) -> None:
+    """Seats 1 and 3 play the heuristic, seat 2 at random: read from seat 0's events, only seat
+    2 is taken to play at random (in the playouts, the others play the heuristic)."""
+    heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
+    game = get_game("take5")
+    verdicts = []
+    for seed in range(8):
+        state = game.new(seed, 4)
+        rng = random.Random(seed)
+        opponents = take5.Opponents(4, 0, 104)
+        while state.round < 3 and not state.is_over():
+            for mover in state.to_move():
+                legal = state.legal(mover)
+                if mover % 2:
+                    index = heuristic.choose(state.observation(mover), legal)
+                else:
+                    index = rng.randrange(len(legal))
+                state.apply(mover, legal[index])
+            opponents.read(state.events_for(0))
+        verdicts.append(opponents.wild())
+    assert verdicts.count(frozenset({2})) >= 7, verdicts
+
+
+def observations(seed: int) -> list[tuple[dict[str, Any], list[Any], dict[str, Any]]]:
+    """Every decision of seat 0 in a game of random players: (observation, legal, options)."""
+    game = get_game("take5")
+    state = game.new(seed, 4)
+    rng = random.Random(seed)
+    seen = []
+    while not state.is_over():
+        for mover in state.to_move():
+            legal = state.legal(mover)
+            if mover == 0:
+                seen.append((state.observation(0), legal, dict(state.options)))
+            state.apply(mover, rng.choice(legal))
+    return seen
+
+
+def test_with_a_fixed_budget_a_match_replays_the_same(take5: Any) -> None:
+    """Seeded from the match id, the seat and the decision's number: the same match with the
+    same number of worlds per decision gives the same choices."""
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    decisions = observations(3)
+
+    def play(match_id: str) -> tuple[list[int], list[int]]:
+        searcher = take5.Searcher(match_id, 0)
+        return [searcher.choose(o, legal, opts, plenty, 4) for o, legal, opts in decisions], list(
+            searcher.worlds_used
+        )
+
+    first, used = play("match-7")
+    assert play("match-7") == (first, used)
+    assert used == [4 if len(legal) > 1 else 0 for _, legal, _ in decisions]
+
+
+def test_with_no_time_left_it_plays_the_heuristics_choice_without_searching(take5: Any) -> None:
+    heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
+    searcher = take5.Searcher("m", 0)
+    for observation, legal, options in observations(5):
+        index = searcher.choose(observation, legal, options, {"decision_ms": 0, "bank_ms": 0})
+        assert index == heuristic.choose(observation, legal)
+    assert set(searcher.worlds_used) == {0}
+
+
+def load_module(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"reference_test_{next(_loaded)}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_reference_bot_passes_the_conformance_check() -> None:
+    from arena.league.conformance import check_bot
+    from arena.runtime.manifest import load_bot as load
+
+    report = check_bot(load(str(REFERENCE)), matches=1)
+    assert report.passed, [
+        (f.status, f.message, f.stderr_tail) for g in report.games for f in g.faults()
+    ]
+    assert [g.game for g in report.games] == list(SEARCHED)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_it_never_answers_late_with_a_small_decision_time() -> None:
+    """50 ms per decision and no bank: the search stops by its deadline, so no seat times out
+    over a few whole matches (3 random opponents, the bot in each seat)."""
+    reference = load_bot(str(REFERENCE))
+    opponent = load_bot("builtin:random")
+    limits = RunLimits(time=TimeLimits(decision=0.05, bank=0.0))
+    with BotPool(limits) as pool:
+        for k in range(4):
+            seating = [opponent] * 3
+            seating.insert(k % 4, reference)
+            record = run_match(MatchSpec(f"late-{k}", "take5", k, tuple(seating)), pool)
+            assert not record.faults, record.faults
+            assert record.decisions[k % 4]["count"] > 0
