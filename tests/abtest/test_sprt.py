@@ -483,3 +483,15 @@ def test_identical_play_accepts_h0() -> None:
             llrs.append(test.add(2, 2).llr)
         assert test.verdict is Verdict.H0
         assert all(b < a for a, b in itertools.pairwise(llrs))
+
+
+def test_the_t_value_mle_converges_where_it_creeps_towards_an_unseen_bin() -> None:
+    # Found by the benchmark's 6-seat run: the fixed point needs ~1000 iterations here.
+    values = [k / 10 for k in range(11)]
+    counts = [0, 0, 0, 0, 3, 5, 2, 0, 0, 0, 0]
+    t = 0.20352169168939335
+    p = mle_t_value(counts, values, t)
+    mean = sum(pk * a for pk, a in zip(p, values, strict=True))
+    sd = math.sqrt(sum(pk * (a - mean) ** 2 for pk, a in zip(p, values, strict=True)))
+    assert abs(sum(p) - 1) < 1e-12 and abs((mean - 0.5) / sd - t) < 1e-9
+    assert p[10] == pytest.approx(0.019924, abs=1e-5)  # the mass on the unseen top bin
