@@ -340,3 +340,26 @@ def test_a_bot_that_does_not_play_the_game_is_refused(tmp_path: Path) -> None:
     code, out = abtest(str(tens), "builtin:random", "--game", "take5", "--dir", str(tmp_path / "t"))
     assert code != 0 and "none of the league's games" in out
     assert not (tmp_path / "t").exists() and not (tmp_path / "t.creating").exists()
+
+
+def test_audit_replays_an_ab_test_folder_and_finds_it_sound(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    args = ["builtin:first", "builtin:random", "--game", "take5", "--seats", "3"]
+    code, out = abtest(
+        *args,
+        "--nelo0",
+        "-150",
+        "--nelo1",
+        "150",
+        "--max-blocks",
+        "6",
+        "--dir",
+        str(folder),
+        "--workers",
+        "1",
+        "--quiet",
+    )
+    assert code == 0, out
+    result = CliRunner().invoke(main, ["audit", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "an A/B-test folder" in result.output and "all agree" in result.output
