@@ -36,6 +36,11 @@ def test_workers_deaf_to_sigterm_are_killed_after_the_grace(tmp_path: Path) -> N
     processes = workers.processes
     assert len(processes) == 2 and all(p.is_alive() for p in processes)
     workers.stop(grace=1.0)  # a SIGTERM alone never ends these workers
+    # The executor's own thread may be reaping a worker at this moment (it joins them after a
+    # shutdown): wait for the exit codes rather than read them at once.
+    deadline = time.monotonic() + 10
+    while any(p.exitcode is None for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert all(p.exitcode == -signal.SIGKILL for p in processes), [p.exitcode for p in processes]
     assert not any(f.done() and not f.cancelled() and f.exception() is None for f in started)
 
