@@ -206,6 +206,9 @@ def _alive(process: ForkProcess) -> bool:
 # -- the backend ------------------------------------------------------------------------------
 
 
+LOST = "a worker process died unexpectedly; run again to resume"
+
+
 class LocalBackend:
     """The driver's backend on :class:`Workers` of this machine."""
 
@@ -230,7 +233,10 @@ class LocalBackend:
             for p in chunk
         ]
         payload = pickle.dumps(specs, pickle.HIGHEST_PROTOCOL)
-        future = self.pool.executor.submit(play_chunk, payload)
+        try:
+            future = self.pool.executor.submit(play_chunk, payload)
+        except BrokenProcessPool:  # a worker died before this chunk went out
+            raise WorkerLost(LOST) from None
         future.add_done_callback(self.finished.put)
 
     def spec_of(self, bot: int) -> BotSpec:
@@ -248,7 +254,7 @@ class LocalBackend:
         try:
             return future.result()
         except BrokenProcessPool:
-            raise WorkerLost("a worker process died unexpectedly; run again to resume") from None
+            raise WorkerLost(LOST) from None
 
     def close(self) -> None:
         self.pool.close()

@@ -351,6 +351,31 @@ def test_workers_killed_mid_run_stop_the_run_and_the_next_run_completes(tmp_path
     assert fingerprint(broken) == fingerprint(whole)
 
 
+def test_a_chunk_sent_to_a_pool_already_broken_is_a_lost_worker(tmp_path: Path) -> None:
+    """The pool may notice a dead worker before the driver sends the next chunk: sending then
+    is the same lost worker as taking a lost chunk, not an executor error."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from arena.league.store import Planned
+    from arena.run.local import LocalBackend, WorkerLost
+
+    folder = small_league(tmp_path / "l", ["builtin:random", "builtin:first"])
+    with League.open(folder) as lg:
+        backend = LocalBackend(lg, 2)
+        try:
+            probe = backend.pool.executor.submit(time.sleep, 30)
+            for process in backend.pool.processes:
+                os.kill(process.pid, signal.SIGKILL)
+            with pytest.raises(BrokenProcessPool):
+                probe.result(timeout=30)  # the pool now knows it is broken
+            bots = tuple(e.id for e in lg.entrants())
+            chunk = [Planned("m-1", 0, 0, "take5", 0, 0, 1, {}, bots)]
+            with pytest.raises(WorkerLost, match="run again"):
+                backend.submit(chunk)
+        finally:
+            backend.cancel()
+
+
 def test_symbolic_links_in_a_bot_folder_are_refused(tmp_path: Path) -> None:
     folder = small_league(tmp_path / "l", [])
     bot = write_bot(tmp_path / "src", "linky")
