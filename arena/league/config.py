@@ -280,6 +280,14 @@ class Schedule:
         high=1_000_000,
     )
     chunk: int = setting(4, "Matches sent to a worker at once.", low=1, high=100_000)
+    group_size: int = setting(
+        0,
+        "Seat each batch in groups of at most this many entrants, reshuffled every batch, and"
+        " play a group's matches together, so a worker keeps the group's bots alive (set it"
+        " with executor.live_bots in a league of many entrants; 0: everyone together).",
+        low=0,
+        high=1_000_000,
+    )
 
 
 class Resubmit(enum.StrEnum):

@@ -8,6 +8,15 @@ already seated, chosen at random, so every table is full). A **table** is played
 hand once -- or as one match when duplicate sets are off. A one-seat (solo) round plays one deal
 for every entrant.
 
+**Groups** (``schedule.group_size``, for leagues of many entrants): each batch cuts the field
+into groups of at most that many entrants, in an order reshuffled every batch by a keyed hash of
+each bot (so a bot entered in every game falls in the same group in each), seats every round
+within the groups, and orders the matches group by group. A worker then plays one group's
+matches with that group's bots alive, which its cap on live bots (``executor.live_bots``) can
+hold; without groups, a field larger than the cap starts a bot process for most seats. Across
+batches every entrant meets every other. With no groups (0, the default), or a group as large as
+the field, a batch is exactly what it was before groups existed.
+
 Everything here is a pure function of the league seed, the batch number, the entrants and the
 ratings it is given: the league plans batch ``k`` from the results of batches up to ``k - 2``
 (so workers never wait at a batch boundary), stores the plan, and the same inputs always give
@@ -69,6 +78,7 @@ class Table:
     game: str
     bots: tuple[int, ...]
     seed: int
+    group: int = 0
 
 
 RatingView = Mapping[str, Mapping[int, trueskill.Rating]]
@@ -174,6 +184,27 @@ def adaptive_round(
 MAX_ROUNDS = 1000
 
 
+def groups_of(
+    seed: int, batch: int, players: Sequence[int], size: int, seats: int
+) -> list[list[int]]:
+    """A game's players cut into the batch's groups of at most ``size`` (``size`` 0: one group).
+
+    The players are taken in an order shuffled once per batch, by a keyed hash of each bot (the
+    same for every game, so a bot entered in every game falls in the same group in each), and
+    cut into near-equal slices, never smaller than a table (``seats``).
+    """
+    if size <= 0 or len(players) <= size:
+        return [list(players)]
+
+    def rank(bot: int) -> bytes:
+        key = f"{seed}/{batch}/{bot}".encode()
+        return hashlib.blake2b(key, key=b"arena-league-group", digest_size=8).digest()
+
+    order = sorted(players, key=rank)
+    count = max(1, min(math.ceil(len(order) / size), len(order) // max(seats, 1)))
+    return [order[len(order) * k // count : len(order) * (k + 1) // count] for k in range(count)]
+
+
 def plan_batch(
     config: LeagueConfig,
     batch: int,
@@ -189,6 +220,20 @@ def plan_batch(
     """
     s = config.schedule
     adaptive = ratings is not None and s.adaptive and batch >= s.warmup_batches
+    tables = plan_tables(config, batch, entrants, ratings if adaptive else None, env)
+    mode = BatchMode.ADAPTIVE if adaptive else BatchMode.UNIFORM
+    return mode, order_matches(config, batch, tables)
+
+
+def plan_tables(
+    config: LeagueConfig,
+    batch: int,
+    entrants: Mapping[str, Sequence[int]],
+    ratings: RatingView | None,
+    env: trueskill.TrueSkill,
+) -> list[tuple[GameConfig, Table]]:
+    """The batch's tables, round by round (``ratings``: adaptive rounds, else uniform)."""
+    s = config.schedule
     duplicate = s.duplicate
     tables: list[tuple[GameConfig, Table]] = []
     met: dict[tuple[str, int], dict[tuple[int, int], int]] = {}
@@ -204,55 +249,69 @@ def plan_batch(
                 if not players or (seats > 1 and len(players) < 2):
                     continue
                 rng = round_rng(config.seed, batch, game.name, seats, round_no)
-                if seats == 1:
-                    seed = game_seed(config.seed, batch, game.name, len(tables))
-                    tables += [(game, Table(game.name, (p,), seed)) for p in players]
-                    continue
-                if adaptive and ratings is not None:
-                    seated = adaptive_round(
-                        rng,
-                        players,
-                        seats,
-                        ratings.get(game.name, {}),
-                        env,
-                        met.setdefault((game.name, seats), {}),
-                        seated_count.setdefault((game.name, seats), {}),
-                    )
-                else:
-                    seated = uniform_round(rng, players, seats)
-                for bots in seated:
-                    seed = game_seed(config.seed, batch, game.name, len(tables))
-                    tables.append((game, Table(game.name, bots, seed)))
+                groups = groups_of(config.seed, batch, players, s.group_size, seats)
+                solo_seed = game_seed(config.seed, batch, game.name, len(tables))  # one deal
+                for group_no, group in enumerate(groups):
+                    if seats == 1:
+                        seated: list[tuple[int, ...]] = [(p,) for p in group]
+                    elif ratings is not None:
+                        seated = adaptive_round(
+                            rng,
+                            group,
+                            seats,
+                            ratings.get(game.name, {}),
+                            env,
+                            met.setdefault((game.name, seats), {}),
+                            seated_count.setdefault((game.name, seats), {}),
+                        )
+                    else:
+                        seated = uniform_round(rng, group, seats)
+                    for bots in seated:
+                        seed = (
+                            solo_seed
+                            if seats == 1
+                            else game_seed(config.seed, batch, game.name, len(tables))
+                        )
+                        tables.append((game, Table(game.name, bots, seed, group_no)))
         if len(tables) == before:
             break
         count += sum(
             len(t.bots) if duplicate and len(t.bots) > 1 else 1 for _, t in tables[before:]
         )
+    return tables
+
+
+def order_matches(
+    config: LeagueConfig, batch: int, tables: Sequence[tuple[GameConfig, Table]]
+) -> list[Planned]:
+    """The matches of ``tables`` in schedule order: group by group (a worker keeps a group's
+    bots alive while it plays its matches) and, within a group, rotation-major (the rotations
+    of one deal are spread over the group's matches, not played back to back by one worker)."""
+    duplicate = config.schedule.duplicate
     rotations = [len(t.bots) if duplicate and len(t.bots) > 1 else 1 for _, t in tables]
     matches: list[Planned] = []
-    # Rotation-major order: the rotations of one deal are spread over the batch, not played
-    # back to back by the same worker.
-    for rotation in range(max(rotations, default=0)):
-        for tab, (game, table) in enumerate(tables):
-            if rotation >= rotations[tab]:
-                continue
-            n = len(table.bots)
-            seating = tuple(table.bots[(s + rotation) % n] for s in range(n))
-            ordinal = len(matches)
-            matches.append(
-                Planned(
-                    match_id=match_id(config.seed, batch, ordinal),
-                    batch=batch,
-                    ordinal=ordinal,
-                    game=game.name,
-                    tab=tab,
-                    rotation=rotation,
-                    seed=table.seed,
-                    options=dict(game.options),
-                    bots=seating,
+    for group in sorted({t.group for _, t in tables}):
+        for rotation in range(max(rotations, default=0)):
+            for tab, (game, table) in enumerate(tables):
+                if table.group != group or rotation >= rotations[tab]:
+                    continue
+                n = len(table.bots)
+                seating = tuple(table.bots[(s + rotation) % n] for s in range(n))
+                ordinal = len(matches)
+                matches.append(
+                    Planned(
+                        match_id=match_id(config.seed, batch, ordinal),
+                        batch=batch,
+                        ordinal=ordinal,
+                        game=game.name,
+                        tab=tab,
+                        rotation=rotation,
+                        seed=table.seed,
+                        options=dict(game.options),
+                        bots=seating,
+                    )
                 )
-            )
-    return (BatchMode.ADAPTIVE if adaptive else BatchMode.UNIFORM), matches
+    return matches
 
 
 def trim_to_budget(matches: list[Planned], room: int) -> list[Planned]:

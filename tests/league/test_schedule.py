@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import replace
 
 from arena.league.config import GameConfig, LeagueConfig, Schedule
-from arena.league.schedule import match_id, plan_batch, trim_to_budget
+from arena.league.schedule import groups_of, match_id, plan_batch, trim_to_budget
 
 ENV = LeagueConfig().rating.environment()
 
@@ -105,3 +105,38 @@ def test_the_budget_keeps_whole_tables() -> None:
     kept = trim_to_budget(matches, 10)
     assert len(kept) == 8
     assert Counter(m.tab for m in kept) == {0: 4, 1: 4}
+
+
+def test_groups_seat_every_table_within_a_group_and_play_group_by_group() -> None:
+    players = list(range(1, 31))
+    games = (GameConfig("take5", (4,), {}), GameConfig("ten", (3,), {}))
+    cfg = replace(config(group_size=8), games=games)
+    _, matches = plan_batch(cfg, 2, {"take5": players, "ten": players}, None, ENV)
+    groups = groups_of(cfg.seed, 2, players, 8, 4)
+    assert sorted(len(g) for g in groups) == [7, 7, 8, 8]  # 30 in 4 near-equal groups
+    assert sorted(b for g in groups for b in g) == players
+    group_of = {b: k for k, g in enumerate(groups) for b in g}
+    order = []
+    for m in matches:
+        (k,) = {group_of[b] for b in m.bots}  # every table within one group, in both games
+        order.append(k)
+    assert order == sorted(order)  # group by group
+    for game in ("take5", "ten"):
+        assert {b for m in matches if m.game == game for b in m.bots} == set(players)
+    # Reshuffled every batch.
+    assert groups_of(cfg.seed, 3, players, 8, 4) != groups
+
+
+def test_a_group_as_large_as_the_field_changes_nothing() -> None:
+    entrants = {"take5": list(range(1, 12))}
+    assert plan_batch(config(group_size=11), 5, entrants, None, ENV) == plan_batch(
+        config(), 5, entrants, None, ENV
+    )
+    grouped = plan_batch(config(group_size=5), 5, entrants, None, ENV)
+    assert grouped != plan_batch(config(), 5, entrants, None, ENV)
+
+
+def test_groups_are_never_smaller_than_a_table() -> None:
+    entrants = {"take5": list(range(1, 10))}  # 9 players, groups of 2 asked, tables of 4
+    _, matches = plan_batch(config(group_size=2), 0, entrants, None, ENV)
+    assert all(len(set(m.bots)) == 4 for m in matches)

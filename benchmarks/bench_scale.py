@@ -1,0 +1,219 @@
+"""Big leagues on one machine: memory and rate with many entrants (issue 15).
+
+Builds two leagues side by side that differ only in their number of entrants (default 8 and
+100), each a real league of real bot processes over the three games at four seats, played on 2
+local workers with the league's cap on live bot processes per worker (``executor.live_bots``),
+and measures while it plays:
+
+* the memory of the whole run: the arena (this process, its workers) and every bot with its
+  sandbox processes, summed as PSS (proportional set size: a shared page counts once in the sum,
+  split between its sharers) from ``/proc/PID/smaps_rollup``, sampled twice a second; the peak,
+  and the peaks over each quarter of the run (flat quarters show the memory does not grow
+  with the number of matches played);
+* the number of processes alive at the peak;
+* the rate in matches per second, and the ratio of the big league's rate to the small one's.
+
+The big league seats each batch in groups (``schedule.group_size``, by default the cap) so a
+worker plays a group's matches with its bots alive; ``--group 0`` shows the cost without groups
+(a process start for most seats once the field outgrows the cap).
+
+The entrants are copies of the bundled random and heuristic bots, each under a name of its own
+with its own content (so no two entrants share a content hash, a cache entry or a process).
+
+    python -m benchmarks.bench_scale [--entrants 8 100] [--matches 2000] [--cap 12]
+        [--group N] [--rounds 4] [--workers 2]
+
+The issue's full size is ``--matches 100000`` (about an hour on 2 cores at these rates).
+Targets (issue 15): peak memory under 2 GiB in total; rate with 100 entrants at least 0.8 of
+the rate with 8.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from arena.league.config import Executor, Schedule, default_config
+from arena.league.core import League
+from arena.run.local import run_league
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("random", "heuristic")
+MIB = 2**20
+
+
+def entrant_folders(where: Path, count: int) -> list[Path]:
+    """``count`` bot folders, copies of the bundled bots, each with a name and content of its
+    own."""
+    folders = []
+    for n in range(count):
+        kind = KINDS[n % len(KINDS)]
+        folder = where / f"{kind}-{n:03d}"
+        shutil.copytree(ROOT / "bots" / kind, folder, ignore=shutil.ignore_patterns("__pycache__"))
+        manifest = folder / "bot.toml"
+        text = manifest.read_text().replace(f'name = "{kind}"', f'name = "{kind}-{n:03d}"', 1)
+        manifest.write_text(text)
+        (folder / "entrant.txt").write_text(f"entrant {n}\n")
+        folders.append(folder)
+    return folders
+
+
+def build(
+    folder: Path, bots: list[Path], matches: int, cap: int, group: int, rounds: int, workers: int
+) -> Path:
+    config = default_config(seed=15)
+    config = replace(
+        config,
+        workers=workers,
+        schedule=replace(
+            Schedule(), max_matches=matches, group_size=group, rounds_per_batch=rounds
+        ),
+        executor=replace(Executor(), live_bots=cap),
+    )
+    League.init(folder, config)
+    with League.open(folder) as lg:
+        for bot in bots:
+            lg.submit(str(bot), check=False)
+    return folder
+
+
+# -- memory of a process tree -----------------------------------------------------------------
+
+
+def children_map() -> dict[int, list[int]]:
+    """Every process's children, from ``/proc/PID/stat``."""
+    tree: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        parent = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        tree.setdefault(parent, []).append(int(name))
+    return tree
+
+
+def descendants(root: int) -> list[int]:
+    tree = children_map()
+    found, todo = [root], [root]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def pss(pid: int) -> int:
+    """A process's proportional set size in bytes (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+class Watch:
+    """Samples the memory of this process and all its descendants in a thread."""
+
+    def __init__(self, interval: float = 0.5) -> None:
+        self.interval = interval
+        self.samples: list[tuple[float, int, int]] = []  # (time, bytes, processes)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            pids = descendants(os.getpid())
+            self.samples.append((time.monotonic(), sum(pss(p) for p in pids), len(pids)))
+            self.stopping.wait(self.interval)
+
+    def __enter__(self) -> Watch:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.thread.join()
+
+    def peak(self) -> tuple[int, int]:
+        """(peak bytes, processes at that moment)."""
+        _, size, count = max(self.samples, key=lambda s: s[1])
+        return size, count
+
+    def quarters(self) -> list[int]:
+        """The peak bytes in each quarter of the run, in MiB."""
+        if not self.samples:
+            return []
+        start, end = self.samples[0][0], self.samples[-1][0]
+        span = max(end - start, 1e-9)
+        peaks = [0, 0, 0, 0]
+        for moment, size, _ in self.samples:
+            quarter = min(3, int(4 * (moment - start) / span))
+            peaks[quarter] = max(peaks[quarter], size)
+        return [p // MIB for p in peaks]
+
+
+def play(folder: Path, workers: int) -> tuple[float, int, Watch, int]:
+    """(matches per second, matches played, the memory watch, bot processes started)."""
+    with League.open(folder) as lg, Watch() as watch:
+        report = run_league(lg, workers, progress=None)
+    return report.rate, report.played, watch, report.processes_started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entrants", type=int, nargs="+", default=[8, 100])
+    parser.add_argument("--matches", type=int, default=2000, help="matches per league")
+    parser.add_argument("--cap", type=int, default=12, help="live bot processes per worker")
+    parser.add_argument(
+        "--group", type=int, default=None, help="schedule.group_size (default: the cap; 0: none)"
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="schedule.rounds_per_batch")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    rates: dict[int, float] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        bots = entrant_folders(Path(tmp) / "bots", max(args.entrants))
+        for count in args.entrants:
+            folder = build(
+                Path(tmp) / f"league-{count}",
+                bots[:count],
+                args.matches,
+                args.cap,
+                args.cap if args.group is None else args.group,
+                args.rounds,
+                args.workers,
+            )
+            rate, played, watch, started = play(folder, args.workers)
+            rates[count] = rate
+            size, processes = watch.peak()
+            print(
+                f"entrants {count}: {played} matches at {rate:.1f}/s; peak memory (PSS, arena +"
+                f" bots) {size / MIB:.0f} MiB with {processes} processes; per quarter of the run"
+                f" {watch.quarters()} MiB; bot processes started {started}",
+                flush=True,
+            )
+    small, big = min(args.entrants), max(args.entrants)
+    if small != big:
+        print(
+            f"rate with {big} entrants / rate with {small}: {rates[big] / rates[small]:.2f}"
+            f" (target >= 0.8); live bots capped at {args.cap} per worker, groups of"
+            f" {args.cap if args.group is None else args.group}, {args.rounds} rounds per batch,"
+            f" {args.workers} workers"
+        )
+
+
+if __name__ == "__main__":
+    main()
