@@ -302,16 +302,22 @@ def _sweep_temp(uid: int, keep: str) -> None:
         _sweep(top, uid, keep)
 
 
-def _sweep(directory: str, uid: int, keep: str) -> None:
+def _entries(directory: str | Path) -> list[tuple[os.DirEntry[str], os.stat_result]]:
+    """A folder's entries with their own status (links not followed); what vanished or cannot
+    be read is left out."""
     try:
         entries = list(os.scandir(directory))
     except OSError:
-        return
+        return []
+    found = []
     for entry in entries:
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
+        with contextlib.suppress(OSError):
+            found.append((entry, entry.stat(follow_symlinks=False)))
+    return found
+
+
+def _sweep(directory: str, uid: int, keep: str) -> None:
+    for entry, info in _entries(directory):
         if entry.path == keep:
             continue
         if info.st_uid == uid:
@@ -791,15 +797,7 @@ def _clear_stale_runs(run: Path) -> None:
     has staged for a bot it has not started yet is never taken).
     """
     busy = uids_in_use() | LEASES.leased()
-    try:
-        entries = list(os.scandir(run))
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
+    for entry, info in _entries(run):
         uid = info.st_gid if entry.name.startswith("bot-") else info.st_uid
         if uid not in busy and time.time() - info.st_mtime > _STALE_SECONDS:
             remove_tree(Path(entry.path))
