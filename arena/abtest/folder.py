@@ -43,7 +43,7 @@ from arena.games import JSON
 from arena.league.config import GameConfig, LeagueConfig, Schedule
 from arena.league.core import League, LeagueError
 from arena.league.schedule import match_id
-from arena.league.store import BatchMode, Planned
+from arena.league.store import BatchMode, Planned, StoredResult
 from arena.runtime.scratch import remove_tree
 
 SETTINGS_FILE = "abtest.json"
@@ -184,6 +184,32 @@ def block_matches(
                 )
             )
     return out
+
+
+def placement(settings: Settings, entrants: Entrants) -> Callable[[StoredResult], list[str]]:
+    """The audit's check of a stored match's place in the test (see
+    :func:`arena.league.audit.audit`): block ``tab``, half ``ordinal mod 2`` (NEW, then OLD),
+    with that block's id, deal and seating. A block planned past the verdict is cancelled but
+    may hold a result (its matches were already being played): that is not a problem."""
+
+    def check(stored: StoredResult) -> list[str]:
+        block, half = stored.tab, stored.ordinal % 2
+        player = (entrants.new, entrants.old)[half]
+        want = {
+            "id": match_id(settings.seed, block, half),
+            "seed": block_seed(settings.seed, block),
+            "game": settings.game,
+            "seats": seating(block, settings.seats, entrants.opponents, player),
+        }
+        got = {"id": stored.match_id, "seed": stored.seed, "game": stored.game}
+        got["seats"] = stored.bots
+        return [
+            f"the {what} is not the test's {what} for block {block} ({'NEW' if half == 0 else 'OLD'})"
+            for what in want
+            if got[what] != want[what]
+        ]
+
+    return check
 
 
 # -- the folder ---------------------------------------------------------------------------------

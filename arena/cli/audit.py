@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from arena.abtest.folder import SETTINGS_FILE
+from arena.abtest.folder import AbTestError, placement, read_state
 from arena.cli.common import open_league
 from arena.league.audit import audit as run_audit
 from arena.terminal import shown
@@ -26,14 +26,17 @@ def audit(name: str, limit: int) -> None:
     Exits with status 1 and lists the match ids if anything does not agree.
     """
     with open_league(name, read_only=True) as lg:
-        test = (lg.folder / SETTINGS_FILE).exists()
-        if test:  # an A/B test plans its own blocks: their ids and seeds are not the schedule's
+        try:
+            test = read_state(lg.folder)
+        except AbTestError as exc:
+            raise click.ClickException(str(exc)) from None
+        if test is not None:  # an A/B test plans its own blocks, with ids and seeds of their own
             click.echo(
-                "an A/B-test folder: every record is replayed and checked; match ids and seeds"
-                " are the test's own, so they are not checked against the league schedule",
+                "an A/B-test folder: every record is replayed and checked against the test's"
+                " blocks (ids, deals, seats)",
                 err=True,
             )
-        report = run_audit(lg, check_ids=not test)
+        report = run_audit(lg, None if test is None else placement(*test))
     if report.ok:
         click.echo(
             f"audit: {report.matches} matches ({report.actions} actions) replayed; all agree"

@@ -20,7 +20,7 @@ results, and every rated batch is complete. Each problem names its match id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,8 +63,27 @@ def norm(value: JSON) -> JSON:
     return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
 
 
+Placement = Callable[[StoredResult], list[str]]
+"""The problems of a stored match's place in its plan: its id, seed and seats are the ones
+the plan gives that place (the league's schedule, or an A/B test's blocks)."""
+
+
+def league_placement(league_seed: int) -> Placement:
+    """The check of a league's schedule: ids and seeds from the league seed; no result for a
+    cancelled match."""
+
+    def check(stored: StoredResult) -> list[str]:
+        out: list[str] = []
+        if stored.cancelled:
+            out.append("the match is cancelled but has a result")
+        _check_seeds(stored, league_seed, out)
+        return out
+
+    return check
+
+
 def check_match(
-    stored: StoredResult, league_seed: int | None, sources: Mapping[int, str]
+    stored: StoredResult, placement: Placement, sources: Mapping[int, str]
 ) -> tuple[list[str], int]:
     """The problems of one stored match (empty if none) and the number of actions replayed."""
     out: list[str] = []
@@ -74,7 +93,7 @@ def check_match(
     if not isinstance(rec, dict):
         return ["the stored record is not a JSON object"], 0
     try:
-        return _check(stored, rec, league_seed, sources, out)
+        return _check(stored, rec, placement, sources, out)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         out.append(f"malformed record: {type(exc).__name__}: {exc}")
         return out, 0
@@ -83,13 +102,14 @@ def check_match(
 def _check(
     stored: StoredResult,
     rec: dict[str, Any],
-    league_seed: int | None,
+    placement: Placement,
     sources: Mapping[int, str],
     out: list[str],
 ) -> tuple[list[str], int]:
     """Every check of one match in turn, each appending its problems to ``out``; a check whose
     failure makes the later ones meaningless stops there."""
-    if not _check_placement(stored, rec, league_seed, sources, out):
+    out += placement(stored)
+    if not _check_placement(stored, rec, sources, out):
         return out, 0
     faults = rec["faults"]
     actions = [(int(seat), action) for seat, action in rec["actions"]]
@@ -110,7 +130,6 @@ def _check(
 def _check_placement(
     stored: StoredResult,
     rec: dict[str, Any],
-    league_seed: int | None,
     sources: Mapping[int, str],
     out: list[str],
 ) -> bool:
@@ -118,12 +137,6 @@ def _check_placement(
     scheduled ones. False if the seats or the game differ, so the replay would mean nothing."""
     if rec["match_id"] != stored.match_id:
         out.append(f"the record says match id {rec['match_id']!r}")
-    if stored.cancelled and league_seed is not None:
-        # (without a league seed the matches were planned by an A/B test, which cancels the
-        # blocks planned past its verdict; those already being played still store a result)
-        out.append("the match is cancelled but has a result")
-    if league_seed is not None:
-        _check_seeds(stored, league_seed, out)
     if rec["game"] != stored.game:
         out.append(f"the record's game is {rec['game']!r}, scheduled {stored.game!r}")
     if rec["seed"] != stored.seed:
@@ -277,16 +290,16 @@ def _check_columns(
         out.append("the store's fault rows differ from the record's faults")
 
 
-def audit(league: League, check_ids: bool = True) -> AuditReport:
-    """Replay and check every stored match of ``league``, then its ratings. ``check_ids``
-    False: the matches were planned by an A/B test, not the league schedule (their ids and
-    seeds are the test's, and blocks past its verdict are cancelled yet may hold a result)."""
+def audit(league: League, placement: Placement | None = None) -> AuditReport:
+    """Replay and check every stored match of ``league``, then its ratings. ``placement``
+    checks each match's id, seed and seats against its plan: by default the league's
+    schedule; an A/B test passes its own (its blocks have ids and seeds of their own)."""
     report = AuditReport()
     sources = {e.id: e.source for e in league.entrants()}
-    seed = league.config.seed if check_ids else None
+    check_place = placement or league_placement(league.config.seed)
     for stored in league.store.stored_results():
         report.matches += 1
-        problems, replayed = check_match(stored, seed, sources)
+        problems, replayed = check_match(stored, check_place, sources)
         report.actions += replayed
         report.problems += [Problem(stored.match_id, p) for p in problems]
     rated = league.rated_batches()

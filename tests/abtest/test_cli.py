@@ -363,3 +363,13 @@ def test_audit_replays_an_ab_test_folder_and_finds_it_sound(tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["audit", str(folder)])
     assert result.exit_code == 0, result.output
     assert "an A/B-test folder" in result.output and "all agree" in result.output
+    # The blocks' ids, deals and seats are checked against the test's own plan: under another
+    # test seed none of them is the test's.
+    settings = folder / "abtest.json"
+    data = json.loads(settings.read_text())
+    data["settings"]["seed"] += 1
+    settings.write_text(json.dumps(data))
+    result = CliRunner().invoke(main, ["audit", str(folder)])
+    assert result.exit_code == 1
+    assert "the id is not the test's id for block 0 (NEW)" in result.output
+    assert "the seed is not the test's seed" in result.output
