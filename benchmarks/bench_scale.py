@@ -130,14 +130,31 @@ class Watch:
     def __init__(self, interval: float = 0.5) -> None:
         self.interval = interval
         self.samples: list[tuple[float, int, int]] = []  # (time, bytes, processes)
+        self.roles: list[tuple[int, int, int]] = []  # (parent, workers, all) bytes
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
 
     def run(self) -> None:
+        me = os.getpid()
         while not self.stopping.is_set():
-            pids = descendants(os.getpid())
-            self.samples.append((time.monotonic(), sum(pss(p) for p in pids), len(pids)))
+            tree = children_map()
+            workers = tree.get(me, [])
+            pids = descendants(me)
+            sizes = {p: pss(p) for p in pids}
+            self.samples.append((time.monotonic(), sum(sizes.values()), len(pids)))
+            in_workers = sum(sizes.get(w, 0) for w in workers)
+            self.roles.append((sizes.get(me, 0), in_workers, sum(sizes.values())))
             self.stopping.wait(self.interval)
+
+    def breakdown(self) -> str:
+        """Where the memory was at the peak: the parent, its worker processes, the bots (with
+        their sandboxes), in MiB."""
+        _, index = max((s[1], k) for k, s in enumerate(self.samples))
+        parent, workers, total = self.roles[index]
+        return (
+            f"parent {parent // MIB}, workers {workers // MIB},"
+            f" bots and sandboxes {(total - parent - workers) // MIB}"
+        )
 
     def __enter__(self) -> Watch:
         self.thread.start()
@@ -202,7 +219,8 @@ def main() -> None:
             print(
                 f"entrants {count}: {played} matches at {rate:.1f}/s; peak memory (PSS, arena +"
                 f" bots) {size / MIB:.0f} MiB with {processes} processes; per quarter of the run"
-                f" {watch.quarters()} MiB; bot processes started {started}",
+                f" {watch.quarters()} MiB; at the peak {watch.breakdown()} MiB;"
+                f" bot processes started {started}",
                 flush=True,
             )
     small, big = min(args.entrants), max(args.entrants)
