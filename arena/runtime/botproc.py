@@ -725,6 +725,17 @@ class Agent(Protocol):
         ...
 
 
+class LegalOnly(Protocol):
+    """An in-process agent that decides from the legal list alone (``builtin:random``,
+    ``builtin:first``). The match loop calls :meth:`pick` instead of :meth:`Agent.act`, so it
+    builds no observation, events or ``act`` message for it; it is sent ``start``, and ``end``
+    without events. ``pick`` must choose exactly as ``act`` would."""
+
+    def pick(self, legal: Sequence[Any]) -> int:
+        """The index in ``legal`` of the action to play."""
+        ...
+
+
 class LocalConnection:
     """An :class:`Agent` behind the :class:`Connection` interface (no process, no deadline)."""
 

@@ -58,7 +58,13 @@ class Reader:
 SEATINGS: dict[str, tuple[str, ...]] = {
     "random4": ("builtin:random",) * 4,
     "first3": ("builtin:first",) * 3,
-    "mixed5": ("builtin:random", "builtin:first", "builtin:random", "builtin:first", "builtin:random"),
+    "mixed5": (
+        "builtin:random",
+        "builtin:first",
+        "builtin:random",
+        "builtin:first",
+        "builtin:random",
+    ),
 }
 
 RECORDS = {
@@ -106,3 +112,84 @@ def test_a_seat_that_reads_everything_gets_the_same_messages(game: str) -> None:
             for k in range(matches)
         ]
     assert digest([*records, *readers[0].messages, *readers[1].messages]) == MESSAGES[game]
+
+
+class Picker:
+    """A LegalOnly agent: ``pick`` plays like ``act``; index ``bad`` of its picks is out of range."""
+
+    version = "1"
+
+    def __init__(self, name: str, bad: int | None = None) -> None:
+        self.name = name
+        self.bad = bad
+        self.picks = 0
+        self.received: list[Mapping[str, Any]] = []
+
+    def receive(self, message: Mapping[str, Any]) -> None:
+        self.received.append(message)
+
+    def pick(self, legal: Any) -> int:
+        self.picks += 1
+        return len(legal) + 5 if self.picks == self.bad else (self.picks * 3) % len(legal)
+
+    def act(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {"id": message["id"], "index": self.pick(message["legal"])}
+
+
+class Acting:
+    """The same agent seen through ``act`` alone (no ``pick``): the loop's general path."""
+
+    def __init__(self, inner: Picker) -> None:
+        self.inner = inner
+        self.name, self.version = inner.name, inner.version
+
+    def receive(self, message: Mapping[str, Any]) -> None:
+        self.inner.receive(message)
+
+    def act(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.inner.act(message)
+
+
+def play_with(game: str, agents: list[Any], reader: bool) -> list[dict[str, Any]]:
+    with BotPool() as pool:
+        bots = []
+        for i, agent in enumerate(agents):
+            bot = BotSpec(agent.name, BotKind.BUILTIN, f"test:{i}")
+            pool.put(bot, 0, LocalConnection(agent, pool.limits))
+            bots.append(bot)
+        if reader:  # a seat that reads everything: the general loop, LegalOnly seats in it
+            bot = BotSpec("reader", BotKind.BUILTIN, "test:reader")
+            pool.put(bot, 0, LocalConnection(Reader("reader"), pool.limits))
+            bots.append(bot)
+        return [
+            outcome(run_match(MatchSpec(f"m{k}", game, 40 + k, tuple(bots)), pool).to_json())
+            for k in range(2)
+        ]
+
+
+@pytest.mark.parametrize("game", ["take5", "ten", "phase10"])
+@pytest.mark.parametrize("reader", [False, True])
+def test_a_picking_agent_plays_and_faults_as_through_act(game: str, reader: bool) -> None:
+    """Picks, a pick out of range (an illegal_action fault, the fallback after it), times and
+    ranks: the same record through ``pick`` as through ``act``."""
+    picked = play_with(game, [Picker("a", bad=4), Picker("b"), Picker("c", bad=9)], reader)
+    acted = play_with(
+        game, [Acting(Picker("a", bad=4)), Acting(Picker("b")), Acting(Picker("c", bad=9))], reader
+    )
+    assert picked == acted
+    faults = picked[0]["faults"]
+    assert [(f["seat"], f["status"]) for f in faults] == [
+        (0, "illegal_action"),
+        (2, "illegal_action"),
+    ]
+    assert picked[0]["fallback_steps"]
+
+
+def test_a_picking_agent_is_sent_no_act_and_no_events() -> None:
+    agents = [Picker("a"), Picker("b"), Picker("c")]
+    play_with("ten", list(agents), reader=True)
+    for agent in agents:
+        assert agent.picks > 0
+        kinds = [m["type"] for m in agent.received]
+        assert kinds == ["start", "end", "start", "end"]
+        assert all(m["events"] == [] for m in agent.received if m["type"] == "end")
