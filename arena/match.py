@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import JSON, Action, get_game
+from arena.games import JSON, Action, State, get_game
 from arena.games.base import competition_ranks
 from arena.replay import Replay
 from arena.runtime.botproc import (
@@ -482,6 +482,12 @@ class Table:
 
 def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
     """Play one match to the end with the pool's bots and return its record. Never hangs."""
+    return play_match(spec, pool)[0]
+
+
+def play_match(spec: MatchSpec, pool: BotPool) -> tuple[MatchRecord, State]:
+    """:func:`run_match`, and the game's final state (its log included), for a caller that
+    shows the game as it went without playing it again from the record."""
     began = time.monotonic()
     table = Table(spec, pool)
     table.start()
@@ -489,7 +495,7 @@ def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
         table.play_quick()
     while not table.state.is_over():
         table.decide()
-    return table.finish(began)
+    return table.finish(began), table.state
 
 
 def stderr_of(conn: Connection | None) -> str:

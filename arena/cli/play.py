@@ -17,7 +17,7 @@ from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.human import HumanAgent
 from arena.league.config import ConfigError, load_config
 from arena.league.conformance import HINTS, changed_options, check_bot
-from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
+from arena.match import MatchRecord, MatchSpec, SeatFault, play_match, run_match
 from arena.players import RandomPlayer, play_local
 from arena.runtime.botproc import Fault, RunLimits, StderrSink
 from arena.runtime.manifest import BotKind, BotSpec, load_bot
@@ -313,7 +313,8 @@ class PlayRun:
         order = seating(len(self.specs), 0 if self.fixed_seats else k)
         seated = tuple(self.specs[i] for i in order)
         game, seed = self.spec.name, self.seed + k
-        record = run_match(MatchSpec(f"play-{k}", game, seed, seated, self.options), self.pool)
+        match = MatchSpec(f"play-{k}", game, seed, seated, self.options)
+        record, state = play_match(match, self.pool)
         self.tally.add(order, record)
         if self.as_json:
             out = record.to_json()
@@ -322,14 +323,13 @@ class PlayRun:
             self.echo(json.dumps(out))
             return record
         names = [str(s["name"]) for s in record.seats]
-        self.echo(f"== {self.spec.title}, {len(self.specs)} seats, seed {seed}")
+        lines = [f"== {self.spec.title}, {len(self.specs)} seats, seed {seed}"]
         if not self.quiet:
-            state = record.replay().play()
-            for event in state.public_events():
-                self.echo("  " + shown(self.spec.state_class.describe(event)))
-        for fault in record.faults:
-            self.echo(describe_fault(fault, names[fault.seat]))
-        self.echo(record_table(record))
+            describe = self.spec.state_class.describe
+            lines += ["  " + shown(describe(event)) for event in state.public_events()]
+        lines += [describe_fault(fault, names[fault.seat]) for fault in record.faults]
+        lines.append(record_table(record))
+        self.echo("\n".join(lines))  # one write a game, not one a line
         return record
 
 

@@ -193,3 +193,27 @@ def test_a_picking_agent_is_sent_no_act_and_no_events() -> None:
         kinds = [m["type"] for m in agent.received]
         assert kinds == ["start", "end", "start", "end"]
         assert all(m["events"] == [] for m in agent.received if m["type"] == "end")
+
+
+@pytest.mark.parametrize("game", ["take5", "ten", "phase10"])
+def test_arena_play_tells_each_game_from_its_own_state_as_the_record_replays(game: str) -> None:
+    """``arena play`` narrates each game from the match's final state (no second playthrough):
+    the same lines as replaying the record gives, in one write per game."""
+    import io
+
+    from arena.cli.play import PlayRun, record_table
+    from arena.games import get_game
+    from arena.terminal import shown
+
+    out = io.StringIO()
+    bots = (load_bot("builtin:random"), load_bot("builtin:first"), load_bot("builtin:random"))
+    with PlayRun(game, bots, seed=11, out=out) as run:
+        records = [run.play(k) for k in range(2)]
+    spec = get_game(game)
+    expected = []
+    for k, record in enumerate(records):
+        expected.append(f"== {spec.title}, 3 seats, seed {11 + k}")
+        events = record.replay().play().public_events()
+        expected += ["  " + shown(spec.state_class.describe(e)) for e in events]
+        expected += record_table(record).splitlines()
+    assert out.getvalue().splitlines() == expected
