@@ -34,7 +34,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -154,9 +154,14 @@ def observation_row(runs: int, seconds: float) -> tuple[float, float, float]:
 class BareLoop:
     """4 persistent bots over plain pipes; per decision the act message, a blocking read each."""
 
-    def __init__(self, command: Sequence[str], seats: int) -> None:
+    def __init__(self, command: Sequence[str], seats: int, sessions: bool = False) -> None:
         self.bots = [
-            subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            subprocess.Popen(
+                list(command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                start_new_session=sessions,
+            )
             for _ in range(seats)
         ]
         for bot in self.bots:
@@ -212,22 +217,52 @@ def games_per_second(play: Callable[[int], object], games: int, first_seed: int)
     return games / (time.perf_counter() - began)
 
 
-def play_row(runs: int, games: int) -> tuple[float, float, float, str]:
-    """(bare games/s, arena play games/s, ratio, the sandbox) for Take 5 with 4 stdio bots."""
+class PlayFigures(NamedTuple):
+    bare: float
+    """Games per second of the bare loop."""
+    apart: float
+    """... of the bare loop with each bot in a session of its own, as the arena starts them."""
+    played: float
+    """... of arena play's path."""
+    ratio: float
+    """arena play / bare loop (median of the run-by-run ratios)."""
+    ratio_apart: float
+    """arena play / bare loop with sessions apart."""
+    parent_ms: tuple[float, float]
+    """The measuring process's CPU milliseconds per game: bare loop, arena play."""
+    sandbox: str
+
+
+def play_row(runs: int, games: int) -> PlayFigures:
+    """Take 5 with 4 stdio bots: the bare loop (bots in this process's session, and apart),
+    and arena play's path, interleaved run by run."""
     command = [sys.executable, str(MINIMAL)]
-    bare = BareLoop(command, SEATS)
+    bare, apart = BareLoop(command, SEATS), BareLoop(command, SEATS, sessions=True)
     bots = tuple(load_bot(str(MINIMAL)) for _ in range(SEATS))
-    barely, played = [], []
+    barely, aparts, played, cpu_bare, cpu_played = [], [], [], [], []
     with open(os.devnull, "w") as null, contextlib.ExitStack() as stack:
         run = stack.enter_context(PlayRun("take5", bots, out=null))
         run.play(0)  # start the bots outside the timing
         for r in range(runs):
-            barely.append(games_per_second(lambda seed: bare.play("take5", seed), games, r * games))
-            played.append(games_per_second(run.play, games, r * games))
+            first = r * games
+            cpu = time.process_time()
+            barely.append(games_per_second(lambda seed: bare.play("take5", seed), games, first))
+            cpu_bare.append((time.process_time() - cpu) / games)
+            aparts.append(games_per_second(lambda seed: apart.play("take5", seed), games, first))
+            cpu = time.process_time()
+            played.append(games_per_second(run.play, games, first))
+            cpu_played.append((time.process_time() - cpu) / games)
     bare.close()
-    ratio = statistics.median(p / b for p, b in zip(played, barely, strict=True))
-    sandbox = str(run.sandbox["method"]) if run.sandbox else "none"
-    return statistics.median(barely), statistics.median(played), ratio, sandbox
+    apart.close()
+    return PlayFigures(
+        statistics.median(barely),
+        statistics.median(aparts),
+        statistics.median(played),
+        statistics.median(p / b for p, b in zip(played, barely, strict=True)),
+        statistics.median(p / b for p, b in zip(played, aparts, strict=True)),
+        (statistics.median(cpu_bare) * 1e3, statistics.median(cpu_played) * 1e3),
+        str(run.sandbox["method"]) if run.sandbox else "none",
+    )
 
 
 def main() -> None:
@@ -252,11 +287,19 @@ def main() -> None:
             f"ratio {ratio:.2f}  (target <= 2)"
         )
     if "play" in only:
-        bare, played, ratio, sandbox = play_row(args.runs, args.play_games)
+        got = play_row(args.runs, args.play_games)
         print(f"\n3. Take 5, 4 stdio bots ({MINIMAL.name}): arena play vs a bare loop")
         print(
-            f"bare loop {bare:.1f} games/s, arena play {played:.1f} games/s "
-            f"(sandbox {sandbox}), ratio {ratio:.2f}  (target >= 0.8)"
+            f"bare loop {got.bare:.1f} games/s, arena play {got.played:.1f} games/s "
+            f"(sandbox {got.sandbox}), ratio {got.ratio:.2f}  (target >= 0.8)"
+        )
+        print(
+            f"bare loop with each bot in a session of its own (as the arena starts them) "
+            f"{got.apart:.1f} games/s, arena play / that {got.ratio_apart:.2f}"
+        )
+        print(
+            f"CPU of this process per game: bare loop {got.parent_ms[0]:.2f} ms, "
+            f"arena play {got.parent_ms[1]:.2f} ms"
         )
 
 

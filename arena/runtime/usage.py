@@ -5,11 +5,11 @@ burning CPU while the bot waits for its turn, goes unseen there. Here one :class
 per arena process reads ``/proc`` every ``sample_seconds`` (50 ms by default) and sums, for every
 tracked bot, over every process that belongs to it:
 
-* which processes: those of its session (the bot is started in a session of its own, so the
-  session id is the first process's pid), and, when the arena is root and gave the bot a uid of
-  its own (see :mod:`arena.runtime.sandbox`), every process of that uid, which also catches children
-  that called ``setsid`` or double-forked. Without a uid of its own, a process that leaves the
-  session is not seen.
+* which processes: those of its process group (the bot is started in a group of its own, so
+  the group id is the first process's pid), and, when the arena is root and gave the bot a uid of
+  its own (see :mod:`arena.runtime.sandbox`), every process of that uid, which also catches
+  children that called ``setpgid`` or ``setsid`` or double-forked. Without a uid of its own, a
+  process that leaves the group is not seen.
 * CPU: ``utime + stime`` of every live process plus ``cutime + cstime`` (what the children it
   waited for used), plus what processes that vanished had used when last seen, unless their
   parent is a live member (whose ``cutime`` then holds it). So CPU is exact for processes that
@@ -171,7 +171,7 @@ class Tracker:
 
     def __init__(self, leader: int, uid: int | None, sampler: Sampler | None = None) -> None:
         self.leader = leader
-        """The first process's pid, which is also the bot's session id."""
+        """The first process's pid, which is also the bot's process group id."""
         self.uid = uid
         """The bot's uid of its own, if it has one (the arena is root)."""
         self.breach: str | None = None
@@ -291,7 +291,7 @@ class Sampler:
             if not self._trackers:
                 return
             self.samples += 1
-            by_session = {t.leader: t for t in self._trackers}
+            by_group = {t.leader: t for t in self._trackers}
             by_uid = {t.uid: t for t in self._trackers if t.uid is not None}
             found: dict[Tracker, dict[int, _Proc]] = {t: {} for t in self._trackers}
             with os.scandir("/proc") as entries:
@@ -302,7 +302,7 @@ class Sampler:
                     rest = _fields(name)
                     if rest is None or len(rest) < 22:
                         continue
-                    owner = by_session.get(int(rest[3]))
+                    owner = by_group.get(int(rest[2]))  # its process group
                     if owner is None and by_uid:
                         try:
                             owner = by_uid.get(entry.stat().st_uid)
