@@ -38,6 +38,7 @@ import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -248,6 +249,10 @@ class Tracker:
         self._sampler.remove(self)
 
 
+STRANGERS_KEPT = 1.0
+"""Seconds for which a sample trusts the previous one's list of processes that are no bot's."""
+
+
 class Sampler:
     """Samples every tracked bot from one thread, each ``interval`` seconds, while any is."""
 
@@ -258,9 +263,18 @@ class Sampler:
         self._wake = threading.Condition(self.lock)
         self._thread: threading.Thread | None = None
         self.samples = 0
+        self._strangers: set[str] = set()
+        """The processes (pid names) the last sample found to be no tracked bot's: the next
+        sample, if within :data:`STRANGERS_KEPT`, does not read them again (issue 15: reading
+        every process on the machine cost most of a sample, and a match takes two). A process
+        that is no bot's stays so: it cannot join a bot's process group from another session,
+        nor take a bot's uid unless privileged, and its pid is not reused by another process
+        within a second. A new tracker forgets them all."""
+        self._strangers_at = 0.0
 
     def add(self, tracker: Tracker) -> None:
         with self.lock:
+            self._strangers = set()
             self._trackers.append(tracker)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="usage", daemon=True)
@@ -294,9 +308,15 @@ class Sampler:
             by_group = {t.leader: t for t in self._trackers}
             by_uid = {t.uid: t for t in self._trackers if t.uid is not None}
             found: dict[Tracker, dict[int, _Proc]] = {t: {} for t in self._trackers}
+            now = time.monotonic()
+            known = self._strangers if now - self._strangers_at < STRANGERS_KEPT else set()
+            strangers: set[str] = set()
             with os.scandir("/proc") as entries:
                 for entry in entries:
                     name = entry.name
+                    if name in known:
+                        strangers.add(name)
+                        continue
                     if not name.isdigit():
                         continue
                     rest = _fields(name)
@@ -308,9 +328,13 @@ class Sampler:
                             owner = by_uid.get(entry.stat().st_uid)
                         except OSError:
                             continue
-                    proc = _proc(rest) if owner is not None else None
-                    if owner is not None and proc is not None:
+                    if owner is None:
+                        strangers.add(name)
+                        continue
+                    proc = _proc(rest)
+                    if proc is not None:
                         found[owner][int(name)] = proc
+            self._strangers, self._strangers_at = strangers, now
             for tracker, procs in found.items():
                 tracker._update(procs)
 
