@@ -420,9 +420,14 @@ class Table:
                 missed[number] = None if pick is None else outside(index, legal)
                 picks[number] = None
                 chosen.append((number, legal[0]))
+            if missed is None:  # the common case, kept lean
+                for number, action in chosen:
+                    apply(number, action)
+                actions += chosen
+                continue
             for move in chosen:
                 number = move[0]
-                if missed is not None and number in missed:
+                if number in missed:
                     self.play_fallback(number, missed[number])
                 apply(number, move[1])
                 actions.append(move)
