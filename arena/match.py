@@ -8,19 +8,32 @@ Each seat's CPU time and peak memory over all its bot's processes are recorded
 (:mod:`arena.runtime.usage`); a bot killed for going past the league's caps has a ``resources`` fault.
 The game seed and hidden cards never reach a bot: a bot sees only its own observation, its legal
 list, and the events addressed to it.
+
+An in-process agent that reads only ``legal`` (:class:`~arena.runtime.botproc.LegalOnly`:
+``builtin:random``, ``builtin:first``) is asked through its ``pick``: no observation, events or
+message is built for it, and a match of such seats alone runs a leaner loop
+(:meth:`Table.play_quick`). The record is the same either way, byte for byte.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import JSON, Action, get_game
+from arena.games import JSON, Action, State, get_game
 from arena.games.base import competition_ranks
 from arena.replay import Replay
-from arena.runtime.botproc import Answer, Connection, Fault, FaultKind, RunLimits, collect
+from arena.runtime.botproc import (
+    Answer,
+    Connection,
+    Fault,
+    FaultKind,
+    LocalConnection,
+    RunLimits,
+    collect,
+)
 from arena.runtime.manifest import BotSpec
 from arena.runtime.pool import BotPool
 from arena.runtime.usage import Tracker, Usage, tracker_of
@@ -143,6 +156,13 @@ def demote_faulted(ranks: Sequence[int], faulted: set[int]) -> tuple[int, ...]:
     return competition_ranks(keys)
 
 
+def outside(index: int, legal: Sequence[Any]) -> Fault:
+    """The fault of a picked index outside ``legal`` (as :func:`check_reply` words it)."""
+    return Fault(
+        FaultKind.ILLEGAL_ACTION, f"index {index} is outside legal, which has {len(legal)} actions"
+    )
+
+
 def time_left(limit: float) -> int:
     return max(0, int(limit * 1000))
 
@@ -167,6 +187,9 @@ class Seat:
         self.slot = slot
         """Which of the pool's processes of ``bot`` (a bot seated twice runs twice)."""
         self.conn: Connection | None = None
+        self.pick: Callable[[Sequence[Any]], int] | None = None
+        """The agent's ``pick`` when it is in-process and reads only ``legal`` (then it is never
+        sent ``act``); None otherwise, and from its fault on."""
         self.said = ""
         """The name its bot gave in ``hello``."""
         self.version = ""
@@ -182,6 +205,23 @@ class Seat:
     def over_budget(self) -> bool:
         """Whether its bot was killed for its CPU or memory budget and not yet faulted for it."""
         return self.tracker is not None and self.tracker.breach is not None
+
+    def picked(self, legal: Sequence[Any], decision: float) -> int | Fault | None:
+        """Ask a :class:`~arena.runtime.botproc.LegalOnly` agent: the index it picked (its time
+        counted as an answer's), the fault of an index outside ``legal`` (as ``act`` replying
+        with it would be), or None once it has faulted (the fallback then plays)."""
+        pick = self.pick
+        if pick is None:
+            return None
+        began = time.monotonic()
+        index = pick(legal)
+        took = time.monotonic() - began
+        if not 0 <= index < len(legal):
+            return outside(index, legal)
+        self.times.append(took)
+        if took > decision:
+            self.bank -= took - decision
+        return index
 
     def answered(self, answer: Answer, decision: float) -> str | None:
         """Count an answer's time (beyond ``decision`` seconds it is taken from the bank), and
@@ -243,6 +283,7 @@ class Table:
                 seat.number, len(self.actions), problem.kind, problem.message, problem.stderr_tail
             )
         )
+        seat.pick = None
         if seat.conn is not None:
             seat.conn = None
             self.pool.discard(seat.bot, seat.slot)
@@ -263,6 +304,8 @@ class Table:
                 self.fault(seat, got)
             else:
                 seat.conn, seat.said, seat.version = got, got.name, got.version
+                if isinstance(got, LocalConnection):
+                    seat.pick = getattr(got.agent, "pick", None)
         for seat in self.seats:
             seat.tracker = tracker_of(seat.conn)
         begin_usage([seat.tracker for seat in self.seats], self.pool.limits.budget)
@@ -309,27 +352,92 @@ class Table:
         asking: list[tuple[Seat, Connection]] = []
         for number in movers:
             seat = self.seats[number]
-            if seat.conn is not None:
+            if seat.conn is not None and seat.pick is None:
                 self.ask(seat, seat.conn, legal[number])
                 asking.append((seat, seat.conn))
-        replies = collect([conn for _, conn in asking])
-        answers = {seat.number: reply for (seat, _), reply in zip(asking, replies, strict=True)}
+        replies = collect([conn for _, conn in asking]) if asking else []
+        answers: dict[int, Answer | Fault | int | None] = {
+            seat.number: reply for (seat, _), reply in zip(asking, replies, strict=True)
+        }
+        for number in movers:  # in-process agents last, as collect has them
+            seat = self.seats[number]
+            if seat.pick is not None:
+                answers[number] = seat.picked(legal[number], self.limits.decision)
         for number in self.fault_over_budget():  # its answer, if any, is not applied
             answers.pop(number, None)
         for number in movers:
             answer = answers.get(number)
-            if isinstance(answer, Answer):
+            if type(answer) is int:
+                action = legal[number][answer]
+            elif isinstance(answer, Answer):
                 note = self.seats[number].answered(answer, self.limits.decision)
                 if note is not None:
                     self.debug.append((len(self.actions), number, note))
                 action = legal[number][answer.index]
             else:
-                if answer is not None:
+                if isinstance(answer, Fault):
                     self.fault(self.seats[number], answer)
                 self.fallback.append(len(self.actions))
                 action = legal[number][0]
             state.apply(number, action)
             self.actions.append((number, action))
+
+    def quick(self) -> bool:
+        """Whether every seat is a :class:`~arena.runtime.botproc.LegalOnly` agent (or has
+        faulted) and none is a process whose usage is counted: :meth:`play_quick` applies."""
+        return all(
+            (seat.pick is not None or seat.conn is None) and seat.tracker is None
+            for seat in self.seats
+        )
+
+    def play_quick(self) -> None:
+        """The rest of the match when :meth:`quick`: :meth:`decide`'s loop with nothing to send,
+        collect or sample, and :meth:`Seat.picked` written out (the same actions, times,
+        faults and fallbacks; each mover's legal list is made before any of them applies)."""
+        state, seats, actions = self.state, self.seats, self.actions
+        to_move, legal_of, apply, is_over = state.to_move, state.legal, state.apply, state.is_over
+        decision = self.limits.decision
+        clock = time.monotonic
+        picks = [seat.pick for seat in seats]
+        times = [seat.times for seat in seats]
+        while not is_over():
+            chosen: list[tuple[int, Action]] = []
+            missed: dict[int, int | Fault | None] | None = None
+            for number in to_move():
+                legal = legal_of(number)
+                pick = picks[number]
+                if pick is not None:
+                    began = clock()
+                    index = pick(legal)
+                    took = clock() - began
+                    if 0 <= index < len(legal):
+                        times[number].append(took)
+                        if took > decision:
+                            seats[number].bank -= took - decision
+                        chosen.append((number, legal[index]))
+                        continue
+                missed = missed or {}
+                missed[number] = None if pick is None else outside(index, legal)
+                picks[number] = None
+                chosen.append((number, legal[0]))
+            if missed is None:  # the common case, kept lean
+                for number, action in chosen:
+                    apply(number, action)
+                actions += chosen
+                continue
+            for move in chosen:
+                number = move[0]
+                if number in missed:
+                    self.play_fallback(number, missed[number])
+                apply(number, move[1])
+                actions.append(move)
+
+    def play_fallback(self, number: int, got: int | Fault | None) -> None:
+        """Seat ``number`` has no answer to apply: record its fault if it just faulted, and
+        that the fallback plays this step."""
+        if isinstance(got, Fault):
+            self.fault(self.seats[number], got)
+        self.fallback.append(len(self.actions))
 
     def finish(self, began: float) -> MatchRecord:
         """Stop counting usage, send ``end`` with the result, and return the match's record."""
@@ -340,16 +448,21 @@ class Table:
         result = self.state.result()
         faulted = {f.seat for f in self.faults}
         ranks = demote_faulted(result.ranks, faulted)
+        shared = result.to_json()
+        # one copy for every LegalOnly seat (they read none of it); each other seat its own
         for seat in self.seats:
             if seat.conn is None:
                 continue
             end = {
                 "type": "end",
                 "match": self.spec.match_id,
-                "result": result.to_json(),
+                "result": shared if seat.pick is not None else result.to_json(),
                 "ranks": list(ranks),
                 "faulted": sorted(faulted),
-                "events": self.state.events_for(seat.number, seat.cursor),
+                # a LegalOnly agent reads no events: none are built for it
+                "events": []
+                if seat.pick is not None
+                else self.state.events_for(seat.number, seat.cursor),
             }
             if seat.conn.notify(end) is not None:
                 # Gone before bye: the match is decided, so this is no fault; restart it next time.
@@ -374,12 +487,20 @@ class Table:
 
 def run_match(spec: MatchSpec, pool: BotPool) -> MatchRecord:
     """Play one match to the end with the pool's bots and return its record. Never hangs."""
+    return play_match(spec, pool)[0]
+
+
+def play_match(spec: MatchSpec, pool: BotPool) -> tuple[MatchRecord, State]:
+    """:func:`run_match`, and the game's final state (its log included), for a caller that
+    shows the game as it went without playing it again from the record."""
     began = time.monotonic()
     table = Table(spec, pool)
     table.start()
+    if table.quick():
+        table.play_quick()
     while not table.state.is_over():
         table.decide()
-    return table.finish(began)
+    return table.finish(began), table.state
 
 
 def stderr_of(conn: Connection | None) -> str:

@@ -70,6 +70,13 @@ BENCHES = (
         ("--matches", "10", "--batches", "3", "--batch-matches", "5"),
     ),
     Bench(
+        "loop",
+        "bench_loop",
+        "Match loop overheads: run_match in-process vs the plain loop, Ten observation vs a "
+        "rules step, arena play with 4 stdio bots vs a bare loop",
+        ("--runs", "3", "--seconds", "0.2", "--play-games", "10"),
+    ),
+    Bench(
         "sandbox",
         "bench_sandbox",
         "Sandbox start-up cost per method",
@@ -228,6 +235,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "ten": lambda text: by_seats(TEN_ROWS(text)),
     "phase10": lambda text: by_seats(PHASE10_ROWS(text)),
     "protocol": grep(r"^raw pipe", r"^arena protocol path", r"^ratio protocol"),
+    "loop": grep(r"^(take5|ten|phase10) ", r"^rules step", r"^bare loop \d"),
     "sandbox": lambda text: (
         [
             f"{m[1]} bot, {m[2]}: {m[3]} ms to start, +{m[4]} ms over no sandbox"

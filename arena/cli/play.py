@@ -7,7 +7,7 @@ import random
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 import click
 
@@ -17,9 +17,9 @@ from arena.games import GAMES, JSON, GameError, GameSpec, State, get_game
 from arena.human import HumanAgent
 from arena.league.config import ConfigError, load_config
 from arena.league.conformance import HINTS, changed_options, check_bot
-from arena.match import MatchRecord, MatchSpec, SeatFault, run_match
+from arena.match import MatchRecord, MatchSpec, SeatFault, play_match, run_match
 from arena.players import RandomPlayer, play_local
-from arena.runtime.botproc import Fault, StderrSink
+from arena.runtime.botproc import Fault, RunLimits, StderrSink
 from arena.runtime.manifest import BotKind, BotSpec, load_bot
 from arena.runtime.pool import BotPool
 from arena.runtime.sandbox import isolation_line, isolation_summary
@@ -222,44 +222,115 @@ def play(
         if not bot.plays(game):
             click.echo(f"note: {shown(bot.name)} does not list {game} among its games", err=True)
     limits = run_limits(decision_time, time_bank, startup_time)
-    sandbox = None
-    if any(bot.kind is BotKind.PROCESS for bot in specs):
-        click.echo(isolation_line(limits.sandbox.method), err=True)
-        sandbox = isolation_summary(limits.sandbox.method)
-    tally = Tally([shown(bot.name) for bot in specs], [shown(text) for text in bots])
-    wanted = sandbox is not None and (show_stderr or logs_dir is not None)
-    logs = StderrLogs(logs_dir, show_stderr) if wanted else None
-    sinks = logs.sink if logs is not None else None
-    with BotPool(limits, human=HumanAgent, stderr_sink=sinks) as pool:
+    with PlayRun(
+        game,
+        specs,
+        bots,
+        seed=seed,
+        options=chosen,
+        fixed_seats=fixed_seats,
+        limits=limits,
+        as_json=as_json,
+        quiet=quiet,
+        show_stderr=show_stderr,
+        logs_dir=logs_dir,
+    ) as run:
         for k in range(count):
-            order = seating(len(specs), 0 if fixed_seats else k)
-            seated = tuple(specs[i] for i in order)
-            record = run_match(MatchSpec(f"play-{k}", game, seed + k, seated, chosen), pool)
-            tally.add(order, record)
-            if as_json:
-                out = record.to_json()
-                if sandbox is not None:
-                    out["sandbox"] = sandbox
-                click.echo(json.dumps(out))
-                continue
-            names = [str(s["name"]) for s in record.seats]
-            click.echo(f"== {spec.title}, {len(specs)} seats, seed {seed + k}")
-            if not quiet:
-                state = record.replay().play()
-                for event in state.public_events():
-                    click.echo("  " + shown(spec.state_class.describe(event)))
-            for fault in record.faults:
-                click.echo(describe_fault(fault, names[fault.seat]))
-            click.echo(record_table(record))
-            if k + 1 < count:
+            run.play(k)
+            if k + 1 < count and not as_json:
                 click.echo()
     if count > 1 and not as_json:
         click.echo()
-        click.echo(tally.table())
-    if logs is not None:
-        logs.close()
-        if logs.folder is not None:
-            click.echo(f"stderr of each bot process: {logs.folder}", err=True)
+        click.echo(run.tally.table())
+    if run.logs is not None and run.logs.folder is not None:
+        click.echo(f"stderr of each bot process: {run.logs.folder}", err=True)
+
+
+class PlayRun:
+    """The games of one ``arena play`` with bots: the bots' pool, kept from game to game, the
+    account of each game written as it ends, and the tally for the summary.
+
+    Use it as a context manager (it closes the bots and their logs); :meth:`play` plays game
+    ``k``. The benchmarks drive it too (``benchmarks/bench_loop.py``), so what they time is what
+    the command does.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        specs: Sequence[BotSpec],
+        given: Sequence[str] | None = None,
+        *,
+        seed: int = 0,
+        options: dict[str, JSON] | None = None,
+        fixed_seats: bool = False,
+        limits: RunLimits | None = None,
+        as_json: bool = False,
+        quiet: bool = False,
+        show_stderr: bool = False,
+        logs_dir: Path | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        self.spec = get_game(game)
+        self.specs = tuple(specs)
+        self.seed = seed
+        self.options = dict(options or {})
+        self.fixed_seats = fixed_seats
+        self.as_json = as_json
+        self.quiet = quiet
+        self.out = out
+        """Where the accounts go (None: standard output)."""
+        self.limits = limits or RunLimits()
+        self.sandbox: dict[str, JSON] | None = None
+        """The isolation summary when any bot is a process (added to --json records)."""
+        if any(bot.kind is BotKind.PROCESS for bot in self.specs):
+            click.echo(isolation_line(self.limits.sandbox.method), err=True)
+            self.sandbox = isolation_summary(self.limits.sandbox.method)
+        typed = given if given is not None else [bot.source for bot in self.specs]
+        self.tally = Tally([shown(bot.name) for bot in self.specs], [shown(t) for t in typed])
+        wanted = self.sandbox is not None and (show_stderr or logs_dir is not None)
+        self.logs = StderrLogs(logs_dir, show_stderr) if wanted else None
+        sinks = self.logs.sink if self.logs is not None else None
+        self.pool = BotPool(self.limits, human=HumanAgent, stderr_sink=sinks)
+
+    def __enter__(self) -> PlayRun:
+        self.pool.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.pool.__exit__(None, None, None)
+        finally:
+            if self.logs is not None:
+                self.logs.close()
+
+    def echo(self, text: str) -> None:
+        click.echo(text, file=self.out)
+
+    def play(self, k: int) -> MatchRecord:
+        """Play game ``k`` (seed + k, seats moved k places on unless fixed), write its account
+        and count it in the tally."""
+        order = seating(len(self.specs), 0 if self.fixed_seats else k)
+        seated = tuple(self.specs[i] for i in order)
+        game, seed = self.spec.name, self.seed + k
+        match = MatchSpec(f"play-{k}", game, seed, seated, self.options)
+        record, state = play_match(match, self.pool)
+        self.tally.add(order, record)
+        if self.as_json:
+            out = record.to_json()
+            if self.sandbox is not None:
+                out["sandbox"] = self.sandbox
+            self.echo(json.dumps(out))
+            return record
+        names = [str(s["name"]) for s in record.seats]
+        lines = [f"== {self.spec.title}, {len(self.specs)} seats, seed {seed}"]
+        if not self.quiet:
+            describe = self.spec.state_class.describe
+            lines += ["  " + shown(describe(event)) for event in state.public_events()]
+        lines += [describe_fault(fault, names[fault.seat]) for fault in record.faults]
+        lines.append(record_table(record))
+        self.echo("\n".join(lines))  # one write a game, not one a line
+        return record
 
 
 class StderrLogs:

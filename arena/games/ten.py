@@ -265,6 +265,35 @@ class Decision(StrEnum):
     BUY = "buy"
 
 
+class Seen:
+    """What :meth:`TenState.observation` keeps from one call to the next, so that it does not
+    count the draw pile and score every seat's cards each time: the draw pile and each seat's
+    collected cards as last seen, with what was worked out from them. Never part of the
+    position: each use checks it against the state first, and a copy of a state (``clone``,
+    ``deepcopy``) starts with an empty one."""
+
+    def __init__(self, seats: int) -> None:
+        self.pile: list[str] = []
+        self.counts: dict[str, int] = {}
+        """How many of each code ``pile`` holds, sorted by code."""
+        self.held: list[list[str]] = [[] for _ in range(seats + 2)]
+        """Each seat's collected cards, then the market, then the discard pile, as last seen."""
+        self.held_sorted: list[list[str]] = [[] for _ in range(seats + 2)]
+        self.points: list[int] = [score_cards([])] * seats
+        """Each seat's points for its cards in :attr:`held`."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Seen:
+        return Seen(len(self.points))
+
+    def sorted_cards(self, key: int, cards: list[str]) -> list[str]:
+        """``cards`` (held at ``key``: see :attr:`held`) sorted, in a new list; sorted again
+        only when they changed since the last call."""
+        if cards != self.held[key]:
+            self.held[key] = list(cards)
+            self.held_sorted[key] = sorted(cards)
+        return list(self.held_sorted[key])
+
+
 class TenState(State):
     game = "ten"
 
@@ -301,6 +330,7 @@ class TenState(State):
         self.final_buyers: list[int] | None = None
         """Seats still to have their final buy phase, once the draw pile is empty."""
         self.over = False
+        self._seen = Seen(seats)
         self.emit(
             {
                 "type": "setup",
@@ -642,9 +672,44 @@ class TenState(State):
             self.emit({"type": "buy", "seat": seat, "card": code, "price": CARDS[code].number})
             self._open_payment(seat, CARDS[code].number, code)
 
+    def _unseen(self) -> dict[str, int]:
+        """How many of each card the draw pile holds, by code in order: what every seat knows
+        of it. Counted once, then kept up to date from the cards drawn since (the pile only
+        loses cards from its top); whatever else happened to the pile, it is counted again.
+        The answer depends only on the pile, never on what was asked before."""
+        pile = self.draw_pile
+        seen = self._seen
+        before = seen.pile
+        left = len(pile)
+        counts = seen.counts
+        if left <= len(before) and pile == before[:left]:
+            for code in before[left:]:
+                count = counts[code] - 1
+                if count:
+                    counts[code] = count
+                else:
+                    del counts[code]  # the others keep their (sorted) order
+            if left < len(before):
+                seen.pile = before[:left]
+        else:
+            counts = dict(sorted(Counter(pile).items()))
+            seen.counts = counts
+            seen.pile = list(pile)
+        return dict(counts)
+
+    def _held(self, seat: int) -> tuple[list[str], int]:
+        """``seat``'s collected cards sorted, and their points: worked out again only when its
+        cards changed since the last call."""
+        cards = self.collected[seat]
+        seen = self._seen
+        if cards != seen.held[seat]:
+            seen.points[seat] = score_cards(cards)
+        return seen.sorted_cards(seat, cards), seen.points[seat]
+
     def observation(self, seat: int) -> dict[str, JSON]:
         numbers, currency = self.tableau_sums()
         deciding = self.deciding_seat()
+        held = [self._held(s) for s in range(self.seats)]
         return {
             "seat": seat,
             "decision": str(self.decision) if deciding == seat and not self.over else None,
@@ -652,16 +717,16 @@ class TenState(State):
             "active": self.active,
             "turn": self.turn,
             "draw_pile": len(self.draw_pile),
-            "unseen": dict(sorted(Counter(self.draw_pile).items())),
+            "unseen": self._unseen(),
             "tableau": list(self.tableau),
             "tableau_numbers": numbers,
             "tableau_currency": currency,
-            "market": sorted(self.market),
-            "discard": sorted(self.discard),
+            "market": self._seen.sorted_cards(self.seats, self.market),
+            "discard": self._seen.sorted_cards(self.seats + 1, self.discard),
             "currency": list(self.currency),
             "busts": list(self.busts),
-            "collected": [sorted(cards) for cards in self.collected],
-            "points": self.points(),
+            "collected": [cards for cards, _ in held],
+            "points": [points for _, points in held],
             "auction": None
             if self.decision is not Decision.BID
             else {

@@ -23,6 +23,7 @@ import os
 import select
 import signal
 import subprocess
+import termios
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -271,11 +272,41 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
+def drop_terminal() -> None:
+    """Give up this process's controlling terminal, if it has one (in a bot's child, between
+    fork and exec). It is not a session leader, so it can never get one again; if it cannot
+    give it up, this raises and the bot does not start."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:  # ENXIO: no controlling terminal (a league worker, CI): nothing to drop
+        return
+    try:
+        fcntl.ioctl(fd, termios.TIOCNOTTY)
+    finally:
+        os.close(fd)
+
+
+def detached(then: Callable[[], None] | None) -> Callable[[], None]:
+    """The ``preexec_fn`` of a bot: :func:`drop_terminal`, then the sandbox's own, if any."""
+
+    def run() -> None:
+        drop_terminal()
+        if then is not None:
+            then()
+
+    return run
+
+
 class ProcessTransport:
     """A child process started from a :class:`~arena.runtime.sandbox.Confined` command.
 
-    The child runs in a new session (its own process group), so :meth:`close` can kill it and
-    everything it started with one ``killpg``. Raises :class:`OSError` if it cannot start.
+    The child runs in a process group of its own, so :meth:`close` can kill it and everything
+    it started with one ``killpg``, and without a controlling terminal (:func:`drop_terminal`),
+    so it can neither read the operator's terminal nor push input into it. It stays in the
+    arena's session: the kernel's autogroup scheduler gives every session a group of its own,
+    and a bot in another session waits for the CPU at each message whenever the machine is busy
+    (a bare loop of 4 bots ran at half speed, issue 15). Raises :class:`OSError` if it cannot
+    start.
     """
 
     def __init__(
@@ -290,9 +321,9 @@ class ProcessTransport:
                 confined.argv,
                 cwd=confined.cwd,
                 env=confined.env,
-                preexec_fn=confined.preexec_fn,
+                preexec_fn=detached(confined.preexec_fn),
                 pass_fds=confined.pass_fds,
-                start_new_session=True,
+                process_group=0,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -722,6 +753,17 @@ class Agent(Protocol):
 
     def act(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
         """The reply to an ``act`` message: ``{"id": ..., "index": ...}`` or with ``action``."""
+        ...
+
+
+class LegalOnly(Protocol):
+    """An in-process agent that decides from the legal list alone (``builtin:random``,
+    ``builtin:first``). The match loop calls :meth:`pick` instead of :meth:`Agent.act`, so it
+    builds no observation, events or ``act`` message for it; it is sent ``start``, and ``end``
+    without events. ``pick`` must choose exactly as ``act`` would."""
+
+    def pick(self, legal: Sequence[Any]) -> int:
+        """The index in ``legal`` of the action to play."""
         ...
 
 

@@ -16,7 +16,7 @@ import shlex
 import shutil
 import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -226,7 +226,11 @@ def load_executable(path: Path, source: str) -> BotSpec:
 
 
 class RandomAgent:
-    """Chooses uniformly from ``legal``; seeded from the match id and seat, never the game seed."""
+    """Chooses uniformly from ``legal``; seeded from the match id and seat, never the game seed.
+
+    It reads nothing but ``legal``, and says so with :meth:`pick` (a
+    :class:`~arena.runtime.botproc.LegalOnly` agent), so the match loop builds no message for it.
+    """
 
     version = "builtin"
 
@@ -239,11 +243,14 @@ class RandomAgent:
             self.rng = random.Random(f"{message['match']}:{message['seat']}")
 
     def act(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
-        return {"id": message["id"], "index": int(self.rng.random() * len(message["legal"]))}
+        return {"id": message["id"], "index": self.pick(message["legal"])}
+
+    def pick(self, legal: Sequence[Any]) -> int:
+        return int(self.rng.random() * len(legal))
 
 
 class FirstAgent:
-    """Always the first legal action."""
+    """Always the first legal action (a :class:`~arena.runtime.botproc.LegalOnly` agent)."""
 
     version = "builtin"
 
@@ -255,3 +262,6 @@ class FirstAgent:
 
     def act(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
         return {"id": message["id"], "index": 0}
+
+    def pick(self, legal: Sequence[Any]) -> int:
+        return 0

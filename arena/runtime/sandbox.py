@@ -1,7 +1,7 @@
 """How a bot process is confined: the command that starts it, inside a sandbox.
 
-The bot runner calls :func:`confine`, starts the result with ``subprocess.Popen``
-(``start_new_session=True``; it kills the process group on close) and calls
+The bot runner calls :func:`confine`, starts the result with ``subprocess.Popen`` (in a
+process group of its own, without a controlling terminal; it kills the group on close) and calls
 :meth:`Confined.release` once the process is reaped. The method is ``Limits.method``; its default
 ``auto`` takes the environment variable ``ARENA_SANDBOX`` (``auto``, ``bubblewrap``, ``unshare``,
 ``rlimits`` or ``none``) and, when that is unset or ``auto``, the strongest method that works

@@ -5,11 +5,11 @@ burning CPU while the bot waits for its turn, goes unseen there. Here one :class
 per arena process reads ``/proc`` every ``sample_seconds`` (50 ms by default) and sums, for every
 tracked bot, over every process that belongs to it:
 
-* which processes: those of its session (the bot is started in a session of its own, so the
-  session id is the first process's pid), and, when the arena is root and gave the bot a uid of
-  its own (see :mod:`arena.runtime.sandbox`), every process of that uid, which also catches children
-  that called ``setsid`` or double-forked. Without a uid of its own, a process that leaves the
-  session is not seen.
+* which processes: those of its process group (the bot is started in a group of its own, so
+  the group id is the first process's pid), and, when the arena is root and gave the bot a uid of
+  its own (see :mod:`arena.runtime.sandbox`), every process of that uid, which also catches
+  children that called ``setpgid`` or ``setsid`` or double-forked. Without a uid of its own, a
+  process that leaves the group is not seen.
 * CPU: ``utime + stime`` of every live process plus ``cutime + cstime`` (what the children it
   waited for used), plus what processes that vanished had used when last seen, unless their
   parent is a live member (whose ``cutime`` then holds it). So CPU is exact for processes that
@@ -38,6 +38,7 @@ import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -132,11 +133,18 @@ class _Proc:
 
 def _fields(pid: str) -> list[bytes] | None:
     """The fields of ``/proc/<pid>/stat`` from the third (state) on; None if it is gone."""
+    # os.open and one os.read, not open(): a sample reads this for every process on the
+    # machine, twice a match, and a buffered file object costs twice the rest (issue 15)
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:  # gone meanwhile
         return None
+    try:
+        data = os.read(fd, 4096)  # one line, well under a page
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
     return data[data.rfind(b")") + 2 :].split()
 
@@ -164,7 +172,7 @@ class Tracker:
 
     def __init__(self, leader: int, uid: int | None, sampler: Sampler | None = None) -> None:
         self.leader = leader
-        """The first process's pid, which is also the bot's session id."""
+        """The first process's pid, which is also the bot's process group id."""
         self.uid = uid
         """The bot's uid of its own, if it has one (the arena is root)."""
         self.breach: str | None = None
@@ -241,6 +249,10 @@ class Tracker:
         self._sampler.remove(self)
 
 
+STRANGERS_KEPT = 1.0
+"""Seconds for which a sample trusts the previous one's list of processes that are no bot's."""
+
+
 class Sampler:
     """Samples every tracked bot from one thread, each ``interval`` seconds, while any is."""
 
@@ -251,9 +263,18 @@ class Sampler:
         self._wake = threading.Condition(self.lock)
         self._thread: threading.Thread | None = None
         self.samples = 0
+        self._strangers: set[str] = set()
+        """The processes (pid names) the last sample found to be no tracked bot's: the next
+        sample, if within :data:`STRANGERS_KEPT`, does not read them again (issue 15: reading
+        every process on the machine cost most of a sample, and a match takes two). A process
+        that is no bot's stays so: it cannot join a bot's process group from another session,
+        nor take a bot's uid unless privileged, and its pid is not reused by another process
+        within a second. A new tracker forgets them all."""
+        self._strangers_at = 0.0
 
     def add(self, tracker: Tracker) -> None:
         with self.lock:
+            self._strangers = set()
             self._trackers.append(tracker)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="usage", daemon=True)
@@ -284,26 +305,36 @@ class Sampler:
             if not self._trackers:
                 return
             self.samples += 1
-            by_session = {t.leader: t for t in self._trackers}
+            by_group = {t.leader: t for t in self._trackers}
             by_uid = {t.uid: t for t in self._trackers if t.uid is not None}
             found: dict[Tracker, dict[int, _Proc]] = {t: {} for t in self._trackers}
+            now = time.monotonic()
+            known = self._strangers if now - self._strangers_at < STRANGERS_KEPT else set()
+            strangers: set[str] = set()
             with os.scandir("/proc") as entries:
                 for entry in entries:
                     name = entry.name
+                    if name in known:
+                        strangers.add(name)
+                        continue
                     if not name.isdigit():
                         continue
                     rest = _fields(name)
                     if rest is None or len(rest) < 22:
                         continue
-                    owner = by_session.get(int(rest[3]))
+                    owner = by_group.get(int(rest[2]))  # its process group
                     if owner is None and by_uid:
                         try:
                             owner = by_uid.get(entry.stat().st_uid)
                         except OSError:
                             continue
-                    proc = _proc(rest) if owner is not None else None
-                    if owner is not None and proc is not None:
+                    if owner is None:
+                        strangers.add(name)
+                        continue
+                    proc = _proc(rest)
+                    if proc is not None:
                         found[owner][int(name)] = proc
+            self._strangers, self._strangers_at = strangers, now
             for tracker, procs in found.items():
                 tracker._update(procs)
 

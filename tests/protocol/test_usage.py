@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TEST_BOTS = ROOT / "tests" / "bots"
 ONE_ROUND = {"max_rounds": 1}
 PLAIN = Limits(method="none")
-"""No sandbox: the tracking is by session then (and the bots can use this venv's Python)."""
+"""No sandbox: the tracking is by process group then (and the bots can use this venv's Python)."""
 
 
 NO_CAPS = Budget()

@@ -1,0 +1,307 @@
+"""The match loop's overheads (issue 15), three figures side by side in one run.
+
+1. ``run_match`` with in-process seats (``builtin:random`` in every seat) against the plain local
+   loop (``arena.players.play_local`` with ``RandomPlayer``s, the loop ``bench_take5`` and
+   ``bench_ten`` time): CPU microseconds per action, per game (4 seats), and the ratio. Target:
+   at most 2x.
+2. Ten's ``observation()`` against a rules step (4 seats): recorded random games replayed twice,
+   once calling ``to_move``, ``legal`` and ``apply`` per action (the rules step), once also
+   asking the mover's observation first, as the match loop does for a process bot; the
+   observation's cost is the difference. Target: at most 2x a rules step.
+3. ``arena play``'s path with 4 stdio bots (``benchmarks/minimal_bot.py``, started once; the
+   narrated account of each game written to /dev/null, as ``arena play take5 B B B B --games N``
+   does to a terminal) against a bare-bones loop of the same 4 bots over plain pipes (no
+   sandbox, no deadlines, no checks, no record: for each decision the act message with the same
+   observation, legal list and events, written with orjson, and a blocking read of each answer).
+   Games per second (wall clock: the bots run in processes of their own), and the ratio. Target:
+   at least 0.8x.
+
+Every figure is the median over ``--runs`` interleaved runs (this machine's speed drifts within
+minutes, so only side-by-side ratios are stable); ratios are medians of the run-by-run ratios.
+Prints which build runs the rules (see arena/native.py).
+
+    python -m benchmarks.bench_loop [--runs 5] [--seconds 0.4] [--play-games 20] [--only loop ten play]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import orjson
+
+from arena import native
+from arena.cli.play import PlayRun
+from arena.games import Action, get_game
+from arena.match import MatchSpec, run_match
+from arena.players import RandomPlayer, play_local
+from arena.runtime.manifest import load_bot
+from arena.runtime.pool import BotPool
+
+ROOT = Path(__file__).resolve().parents[1]
+MINIMAL = ROOT / "benchmarks" / "minimal_bot.py"
+SEATS = 4
+GAMES = ("take5", "ten", "phase10")
+
+
+def cpu_per_action(play: Callable[[int], int], seconds: float, first_seed: int) -> float:
+    """CPU seconds per action of ``play(seed) -> actions`` over at least ``seconds``."""
+    actions = games = 0
+    cpu0 = time.process_time()
+    while time.process_time() - cpu0 < seconds:
+        actions += play(first_seed + games)
+        games += 1
+    return (time.process_time() - cpu0) / actions
+
+
+# -- 1. run_match with in-process seats vs the plain loop ------------------------------------
+
+
+def plain_loop(game: str) -> Callable[[int], int]:
+    spec = get_game(game)
+    players = [RandomPlayer(s) for s in range(SEATS)]  # kept from game to game, as a pool is
+
+    def play(seed: int) -> int:
+        return len(play_local(spec, seed, players).replay.actions)
+
+    return play
+
+
+def arena_loop(game: str, pool: BotPool) -> Callable[[int], int]:
+    bots = tuple(load_bot("builtin:random") for _ in range(SEATS))
+
+    def play(seed: int) -> int:
+        return len(run_match(MatchSpec(f"bench-{seed}", game, seed, bots), pool).actions)
+
+    return play
+
+
+def loop_rows(runs: int, seconds: float) -> list[tuple[str, float, float, float]]:
+    """Per game: (game, plain µs/action, run_match µs/action, ratio)."""
+    rows = []
+    with BotPool() as pool:
+        for game in GAMES:
+            plain, arena = plain_loop(game), arena_loop(game, pool)
+            arena(0)  # warm up (imports, caches)
+            plains, arenas = [], []
+            for r in range(runs):
+                plains.append(cpu_per_action(plain, seconds, 1000 * r))
+                arenas.append(cpu_per_action(arena, seconds, 1000 * r))
+            ratio = statistics.median(a / p for a, p in zip(arenas, plains, strict=True))
+            rows.append(
+                (game, statistics.median(plains) * 1e6, statistics.median(arenas) * 1e6, ratio)
+            )
+    return rows
+
+
+# -- 2. Ten's observation vs a rules step ----------------------------------------------------
+
+
+def recorded_games(game: str, count: int) -> list[tuple[int, list[tuple[int, Action]]]]:
+    spec = get_game(game)
+    players = [RandomPlayer(s) for s in range(SEATS)]
+    return [(seed, list(play_local(spec, seed, players).replay.actions)) for seed in range(count)]
+
+
+def replay_seconds(
+    game: str, games: Sequence[tuple[int, list[tuple[int, Action]]]], observe: bool
+) -> tuple[float, int]:
+    """CPU seconds to replay ``games`` (to_move, legal, apply; with the mover's observation
+    first if ``observe``), and the number of actions."""
+    spec = get_game(game)
+    actions = 0
+    cpu0 = time.process_time()
+    for seed, played in games:
+        state = spec.new(seed, SEATS)
+        for seat, action in played:
+            state.to_move()
+            if observe:
+                state.observation(seat)
+            state.legal(seat)
+            state.apply(seat, action)
+        actions += len(played)
+    return time.process_time() - cpu0, actions
+
+
+def observation_row(runs: int, seconds: float) -> tuple[float, float, float]:
+    """(rules step µs, observation µs, observation / step) for Ten."""
+    games = recorded_games("ten", 200)
+    step_s, actions = replay_seconds("ten", games, observe=False)
+    repeat = max(1, int(seconds / max(step_s, 1e-6)))
+    steps, observations = [], []
+    for _ in range(runs):
+        bare = with_obs = 0.0
+        for _ in range(repeat):  # interleaved pass by pass
+            bare += replay_seconds("ten", games, observe=False)[0]
+            with_obs += replay_seconds("ten", games, observe=True)[0]
+        steps.append(bare / (repeat * actions))
+        observations.append((with_obs - bare) / (repeat * actions))
+    ratio = statistics.median(o / s for o, s in zip(observations, steps, strict=True))
+    return statistics.median(steps) * 1e6, statistics.median(observations) * 1e6, ratio
+
+
+# -- 3. arena play with 4 stdio bots vs a bare loop ------------------------------------------
+
+
+class BareLoop:
+    """4 persistent bots over plain pipes; per decision the act message, a blocking read each."""
+
+    def __init__(self, command: Sequence[str], seats: int, sessions: bool = False) -> None:
+        self.bots = [
+            subprocess.Popen(
+                list(command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                start_new_session=sessions,
+            )
+            for _ in range(seats)
+        ]
+        for bot in self.bots:
+            assert bot.stdin is not None and bot.stdout is not None
+            bot.stdin.write(b'{"type":"hello","protocol":1}\n')
+            bot.stdin.flush()
+            bot.stdout.readline()
+        self.next_id = 0
+
+    def play(self, game: str, seed: int) -> int:
+        """One game; the number of decisions."""
+        state = get_game(game).new(seed, len(self.bots))
+        cursors = [0] * len(self.bots)
+        decisions = 0
+        while not state.is_over():
+            asked = []
+            for seat in state.to_move():
+                legal = state.legal(seat)
+                self.next_id += 1
+                message = {
+                    "type": "act",
+                    "id": self.next_id,
+                    "observation": state.observation(seat),
+                    "legal": legal,
+                    "events": state.events_for(seat, cursors[seat]),
+                }
+                cursors[seat] = len(state.log)
+                stdin = self.bots[seat].stdin
+                assert stdin is not None
+                stdin.write(orjson.dumps(message) + b"\n")
+                stdin.flush()
+                asked.append((seat, legal))
+            for seat, legal in asked:
+                stdout = self.bots[seat].stdout
+                assert stdout is not None
+                reply: dict[str, Any] = orjson.loads(stdout.readline())
+                state.apply(seat, legal[reply["index"]])
+                decisions += 1
+        return decisions
+
+    def close(self) -> None:
+        for bot in self.bots:
+            assert bot.stdin is not None
+            bot.stdin.close()
+        for bot in self.bots:
+            bot.wait(10)
+
+
+def games_per_second(play: Callable[[int], object], games: int, first_seed: int) -> float:
+    began = time.perf_counter()
+    for k in range(games):
+        play(first_seed + k)
+    return games / (time.perf_counter() - began)
+
+
+class PlayFigures(NamedTuple):
+    bare: float
+    """Games per second of the bare loop."""
+    apart: float
+    """... of the bare loop with each bot in a session of its own, as the arena starts them."""
+    played: float
+    """... of arena play's path."""
+    ratio: float
+    """arena play / bare loop (median of the run-by-run ratios)."""
+    ratio_apart: float
+    """arena play / bare loop with sessions apart."""
+    parent_ms: tuple[float, float]
+    """The measuring process's CPU milliseconds per game: bare loop, arena play."""
+    sandbox: str
+
+
+def play_row(runs: int, games: int) -> PlayFigures:
+    """Take 5 with 4 stdio bots: the bare loop (bots in this process's session, and apart),
+    and arena play's path, interleaved run by run."""
+    command = [sys.executable, str(MINIMAL)]
+    bare, apart = BareLoop(command, SEATS), BareLoop(command, SEATS, sessions=True)
+    bots = tuple(load_bot(str(MINIMAL)) for _ in range(SEATS))
+    barely, aparts, played, cpu_bare, cpu_played = [], [], [], [], []
+    with open(os.devnull, "w") as null, contextlib.ExitStack() as stack:
+        run = stack.enter_context(PlayRun("take5", bots, out=null))
+        run.play(0)  # start the bots outside the timing
+        for r in range(runs):
+            first = r * games
+            cpu = time.process_time()
+            barely.append(games_per_second(lambda seed: bare.play("take5", seed), games, first))
+            cpu_bare.append((time.process_time() - cpu) / games)
+            aparts.append(games_per_second(lambda seed: apart.play("take5", seed), games, first))
+            cpu = time.process_time()
+            played.append(games_per_second(run.play, games, first))
+            cpu_played.append((time.process_time() - cpu) / games)
+    bare.close()
+    apart.close()
+    return PlayFigures(
+        statistics.median(barely),
+        statistics.median(aparts),
+        statistics.median(played),
+        statistics.median(p / b for p, b in zip(played, barely, strict=True)),
+        statistics.median(p / b for p, b in zip(played, aparts, strict=True)),
+        (statistics.median(cpu_bare) * 1e3, statistics.median(cpu_played) * 1e3),
+        str(run.sandbox["method"]) if run.sandbox else "none",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="interleaved runs per figure")
+    parser.add_argument("--seconds", type=float, default=0.4, help="CPU seconds per run (1, 2)")
+    parser.add_argument("--play-games", type=int, default=20, help="games per run (3)")
+    parser.add_argument("--only", nargs="+", choices=("loop", "ten", "play"), default=None)
+    args = parser.parse_args()
+    only = set(args.only or ("loop", "ten", "play"))
+    print(f"{native.describe()}; median of {args.runs} interleaved runs")
+    if "loop" in only:
+        print(f"\n1. run_match, {SEATS} in-process seats (builtin:random) vs the plain loop")
+        print(f"{'game':<8} {'plain µs/action':>16} {'run_match µs/action':>20} {'ratio':>6}")
+        for game, plain, arena, ratio in loop_rows(args.runs, args.seconds):
+            print(f"{game:<8} {plain:>16.2f} {arena:>20.2f} {ratio:>6.2f}  (target <= 2)")
+    if "ten" in only:
+        step, observation, ratio = observation_row(args.runs, args.seconds)
+        print(f"\n2. Ten, {SEATS} seats: observation vs a rules step (to_move, legal, apply)")
+        print(
+            f"rules step {step:.2f} µs, observation {observation:.2f} µs, "
+            f"ratio {ratio:.2f}  (target <= 2)"
+        )
+    if "play" in only:
+        got = play_row(args.runs, args.play_games)
+        print(f"\n3. Take 5, 4 stdio bots ({MINIMAL.name}): arena play vs a bare loop")
+        print(
+            f"bare loop {got.bare:.1f} games/s, arena play {got.played:.1f} games/s "
+            f"(sandbox {got.sandbox}), ratio {got.ratio:.2f}  (target >= 0.8)"
+        )
+        print(
+            f"bare loop with each bot in a session of its own (as the arena starts them) "
+            f"{got.apart:.1f} games/s, arena play / that {got.ratio_apart:.2f}"
+        )
+        print(
+            f"CPU of this process per game: bare loop {got.parent_ms[0]:.2f} ms, "
+            f"arena play {got.parent_ms[1]:.2f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()
