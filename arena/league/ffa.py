@@ -21,24 +21,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import trueskill
 from trueskill import backends
 
-DELTA = 0.0001
+DELTA: Final = 0.0001
 """The library's default ``min_delta``: the sweeps stop when no truncation moves more than this."""
-SWEEPS = 10
+SWEEPS: Final = 10
 """The library's cap on the sweeps of ``run_schedule``."""
 
-_SQRT2 = 1 * math.sqrt(2)
+_SQRT2: Final = 1 * math.sqrt(2)
 """``sigma * math.sqrt(2)`` of the library's ``cdf`` with ``sigma=1``."""
-_PDF_SCALE = 1 / math.sqrt(2 * math.pi) * abs(1)
+_PDF_SCALE: Final = 1 / math.sqrt(2 * math.pi) * abs(1)
 """The constant factor of the library's ``pdf`` with ``sigma=1``, in its order."""
-_INF = math.inf
-_FLOATING_POINT_ERROR = 'Cannot calculate correctly, set backend to "mpmath"'
+_INF: Final = math.inf
+_FLOATING_POINT_ERROR: Final = 'Cannot calculate correctly, set backend to "mpmath"'
 """What the library's ``w`` functions raise with (its message for ``backend=None``)."""
-_EXACT_INT = 2**26
+_EXACT_INT: Final = 2**26
 """An int setting converts to float exactly, and so does its square, below this."""
 
 
@@ -100,8 +100,22 @@ def rate(
 
 
 def draw_margin(draw_probability: float, beta: float) -> float:
-    """The library's ``calc_draw_margin`` for two players (``size=2``), with its own ``ppf``."""
-    return float(backends.ppf((draw_probability + 1) / 2.0) * math.sqrt(2) * beta)
+    """The library's ``calc_draw_margin`` for two players (``size=2``), with its own ``ppf``.
+
+    Remembered per (draw probability, beta): the ``ppf`` costs about a tenth of an update.
+    """
+    key = (draw_probability, beta)
+    margin = _MARGINS.get(key)
+    if margin is None:
+        margin = float(backends.ppf((draw_probability + 1) / 2.0) * math.sqrt(2) * beta)
+        if len(_MARGINS) >= _MARGINS_KEPT:
+            _MARGINS.clear()
+        _MARGINS[key] = margin
+    return margin
+
+
+_MARGINS: Final[dict[tuple[float, float], float]] = {}
+_MARGINS_KEPT: Final = 64
 
 
 class Table:
