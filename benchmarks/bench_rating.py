@@ -13,7 +13,10 @@ parent; the workers are child processes, not counted) around ``run_league``; the
 is the main thread's CPU time (``time.thread_time``) inside ``LeagueRatings.rate_table``. Issue 15
 asks for at most 0.1 ms per match.
 
-    python -m benchmarks.bench_rating [--calls 2000] [--repeats 7] [--matches 2000]
+``--chunk N`` plays the league in chunks of N matches (default: the league's, ``schedule.chunk``):
+the parent's costs per chunk (the executor's round trip, the commit) are shared by N matches.
+
+    python -m benchmarks.bench_rating [--calls 2000] [--repeats 7] [--matches 2000] [--chunk N]
 """
 
 from __future__ import annotations
@@ -137,13 +140,15 @@ def instrumented(use_ffa: bool) -> Iterator[RatingClock]:
         ffa.rate = fast
 
 
-def parent_cpu(matches: int, use_ffa: bool, folder: Path) -> tuple[int, float, float]:
+def parent_cpu(
+    matches: int, chunk: int | None, use_ffa: bool, folder: Path
+) -> tuple[int, float, float]:
     """(matches played, parent CPU ms per match, rating CPU ms per match) of one league."""
     config = default_config(seed=5)
     config = replace(
         config,
         games=tuple(g for g in config.games if g.name == "take5"),
-        schedule=replace(Schedule(), max_matches=matches),
+        schedule=replace(Schedule(), max_matches=matches, chunk=chunk or Schedule().chunk),
     )
     League.init(folder, config)
     with League.open(folder) as lg:
@@ -158,14 +163,17 @@ def parent_cpu(matches: int, use_ffa: bool, folder: Path) -> tuple[int, float, f
     return report.played, cpu / played * 1e3, clock.seconds / played * 1e3
 
 
-def bench_parent(matches: int) -> tuple[float, float]:
+def bench_parent(matches: int, chunk: int | None) -> tuple[float, float]:
     """Prints the table; returns the parent's and the rating's ms per match with ffa."""
-    print(f"\nparent CPU per match, Take 5 league of in-process bots, 2 workers, {matches} matches")
+    print(
+        f"\nparent CPU per match, Take 5 league of in-process bots, 2 workers, {matches} "
+        f"matches in chunks of {chunk or Schedule().chunk}"
+    )
     print(f"{'rating by':>9} {'matches':>8} {'parent ms':>10} {'rating ms':>10} {'share':>6}")
     with tempfile.TemporaryDirectory(prefix="bench-rating-") as tmp:
         for use_ffa in (False, True):
             name = "ffa" if use_ffa else "library"
-            played, parent, rated = parent_cpu(matches, use_ffa, Path(tmp) / name)
+            played, parent, rated = parent_cpu(matches, chunk, use_ffa, Path(tmp) / name)
             print(
                 f"{name:>9} {played:>8} {parent:>10.3f} {rated:>10.3f} {rated / parent:>6.0%}",
                 flush=True,
@@ -179,6 +187,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000, help="ffa calls per pass and size")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--matches", type=int, default=2000, help="0: skip the league part")
+    parser.add_argument("--chunk", type=int, default=None, help="matches per chunk")
     args = parser.parse_args()
     print(native.describe())
     compiled = getattr(ffa, "__file__", "").endswith((".so", ".pyd"))
@@ -186,7 +195,7 @@ def main() -> None:
     ratios = bench_updates(args.calls, args.repeats)
     summary = f"summary: ffa {ratios[4]:.1f}x the library's speed for 4 players"
     if args.matches:
-        parent, rated = bench_parent(args.matches)
+        parent, rated = bench_parent(args.matches, args.chunk)
         summary += f"; parent CPU per match {parent:.3f} ms, rating {rated:.3f} ms of it"
     print(summary)
 
