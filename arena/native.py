@@ -35,6 +35,7 @@ NATIVE_MODULES: tuple[str, ...] = (
     "arena.games.phase10",
     "arena.games.phase10_groups",
     "arena.players",
+    "arena.league.ffa",
 )
 """The modules mypyc compiles, the one list (setup.py reads it from this file's source)."""
 

@@ -108,6 +108,12 @@ BENCHES = (
         ("--leagues", "2", "--budget", "300"),
     ),
     Bench(
+        "rating",
+        "bench_rating",
+        "Rating: us per free-for-all update, trueskill vs ffa; the parent's CPU per match",
+        ("--calls", "300", "--repeats", "3", "--matches", "400"),
+    ),
+    Bench(
         "records",
         "bench_records",
         "Stored match records: bytes per match (JSON vs compressed) and the parent's cost per record",
@@ -252,6 +258,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "site": grep(r"full", r"new"),
     "sprt": grep(r"^summary", r"^real: "),
     "records": grep(r"^all games"),
+    "rating": grep(r"^summary"),
     "reference": grep(r" vs 3 "),
 }
 

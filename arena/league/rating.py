@@ -25,6 +25,7 @@ from typing import NamedTuple
 import trueskill
 
 from arena.games.base import competition_ranks
+from arena.league import ffa
 from arena.league.store import Outcome
 
 RatingRow = tuple[str, int, float, float, int, int]
@@ -77,6 +78,16 @@ class LeagueRatings:
             return self.rating(game, before) if before in known else self.env.create_rating()
         return self.env.create_rating()
 
+    def prior(self, game: str, bot: int) -> tuple[float, float]:
+        """The exact (mu, sigma) that :meth:`rating` is made from: what the bot's next table
+        starts from."""
+        if (game, bot) in self.exact:
+            return self.exact[(game, bot)]
+        before = self.previous.get(bot)
+        if self.carry and before is not None and (game, before) in self.exact:
+            return self.exact[(game, before)]
+        return self.env.mu, self.env.sigma
+
     def rate_table(self, game: str, outcomes: Sequence[Outcome]) -> None:
         """Rate the matches of one table (a duplicate set, or one match) as one result."""
         places: dict[int, list[int]] = {}
@@ -91,10 +102,10 @@ class LeagueRatings:
         bots = sorted(places)
         means = [sum(places[b]) / len(places[b]) for b in bots]
         ranks = competition_ranks(means)
-        groups = [(self.rating(game, b),) for b in bots]
-        rated = self.env.rate(groups, ranks=[r - 1 for r in ranks])
-        for bot, (new,) in zip(bots, rated, strict=True):
-            self._set(game, bot, float(new.mu), float(new.sigma))
+        priors = [self.prior(game, b) for b in bots]
+        rated = ffa.rate(self.env, priors, [r - 1 for r in ranks])
+        for bot, (mu, sigma) in zip(bots, rated, strict=True):
+            self._set(game, bot, mu, sigma)
             self.sets[(game, bot)] = self.sets.get((game, bot), 0) + 1
 
     def rate_batch(self, outcomes: Sequence[Outcome]) -> None:

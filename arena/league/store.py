@@ -880,41 +880,59 @@ class Store(StoreReader):
     def record_packed(self, packed: PackedRecord, bots: Sequence[int]) -> bool:
         """Commit one match record as a worker packed it (the body is stored as it is); False
         (and nothing written) if its id is already stored."""
+        return self.record_chunk([(packed, bots)])[0]
+
+    def record_chunk(self, records: Sequence[tuple[PackedRecord, Sequence[int]]]) -> list[bool]:
+        """Commit the records of one chunk (each with its bots by seat) in one transaction: all
+        of them or none. Per record, False if its id was already stored (that one unwritten).
+
+        One commit per chunk rather than per record: the commit is the larger part of what
+        storing a record costs the parent, and a chunk's records arrive together anyway.
+        """
+        if not records:
+            return []
+        with self.transaction() as db:
+            return [self._insert_packed(db, packed, bots) for packed, bots in records]
+
+    def _insert_packed(
+        self, db: sqlite3.Connection, packed: PackedRecord, bots: Sequence[int]
+    ) -> bool:
+        """Insert one record and its faults inside the caller's transaction; False if its id
+        is already stored."""
         record = orjson.loads(packed.head)
         match_id = record["match_id"]
         faults = record["faults"]
-        with self.transaction() as db:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO results(match_id, ranks, scores, faults, seconds,"
-                " finished_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO results(match_id, ranks, scores, faults, seconds,"
+            " finished_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                match_id,
+                dumps(record["ranks"]),
+                dumps(record["scores"]),
+                len({f["seat"] for f in faults}),
+                float(record["seconds"]),
+                now(),
+                packed.body,
+            ),
+        )
+        if cursor.rowcount == 0:
+            return False
+        db.executemany(
+            "INSERT INTO faults(match_id, seat, bot, step, status, message, stderr_tail)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
                 (
                     match_id,
-                    dumps(record["ranks"]),
-                    dumps(record["scores"]),
-                    len({f["seat"] for f in faults}),
-                    float(record["seconds"]),
-                    now(),
-                    packed.body,
-                ),
-            )
-            if cursor.rowcount == 0:
-                return False
-            db.executemany(
-                "INSERT INTO faults(match_id, seat, bot, step, status, message, stderr_tail)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        match_id,
-                        f["seat"],
-                        bots[f["seat"]],
-                        f["step"],
-                        f["status"],
-                        f["message"],
-                        f["stderr_tail"],
-                    )
-                    for f in faults
-                ],
-            )
+                    f["seat"],
+                    bots[f["seat"]],
+                    f["step"],
+                    f["status"],
+                    f["message"],
+                    f["stderr_tail"],
+                )
+                for f in faults
+            ],
+        )
         return True
 
     # -- ratings --------------------------------------------------------------------------

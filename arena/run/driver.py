@@ -279,11 +279,16 @@ def commit(
 ) -> int:
     """Store the records of ``result``; how many were new. A record whose match is not in
     flight (a chunk a Dask scheduler ran twice) or already stored is counted once only."""
-    new = 0
+    flown = []
     for packed in result.records:
         match_id = orjson.loads(packed.head)["match_id"]  # the head only: a few hundred bytes
         bots = seats.pop(match_id, None)
-        if bots is not None and league.store.record_packed(packed, bots):
+        if bots is not None:
+            flown.append((packed, bots))
+    stored = league.store.record_chunk(flown)  # one commit for the chunk
+    new = 0
+    for (packed, _), fresh in zip(flown, stored, strict=True):
+        if fresh:
             new += 1
             report.played += 1
             if on_record is not None:

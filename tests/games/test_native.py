@@ -143,8 +143,8 @@ def test_importing_the_package_changes_no_import_machinery_but_by_its_one_call()
 def test_the_players_module_imported_first_comes_from_the_same_build() -> None:
     """``import arena.players`` before any game: found after arena/__init__.py chose the build."""
     code = (
-        "import json, sys, arena.players; from arena import native; "
-        "print(json.dumps([sys.modules[m].__file__ for m in native.NATIVE_MODULES]))"
+        "import importlib, json, arena.players; from arena import native; "
+        "print(json.dumps([importlib.import_module(m).__file__ for m in native.NATIVE_MODULES]))"
     )
     for extra in ({"ARENA_PURE_PYTHON": "1"}, {}):
         done = subprocess.run(

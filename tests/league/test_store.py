@@ -23,6 +23,7 @@ from arena.league.store import (
     StoreError,
     StoreReader,
     migrate,
+    pack_record,
 )
 
 
@@ -117,6 +118,27 @@ def test_recommitting_a_match_writes_nothing(tmp_path: Path) -> None:
         assert store.db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 1
         assert [p.match_id for p in store.unplayed()] == ["m1"]
         assert store.fault_counts(0) == {1: (1, 0, ""), 2: (1, 1, "crash: gone")}
+
+
+def test_a_chunk_of_records_commits_once_all_or_none(tmp_path: Path) -> None:
+    """record_chunk: one COMMIT for the chunk; a failing record takes the whole chunk back (it
+    is played again on resume); an already stored record is skipped, the others kept."""
+    with Store.open(tmp_path / "l.db") as store:
+        fill(store)
+        with pytest.raises(sqlite3.IntegrityError):
+            store.record_chunk(
+                [(pack_record(record("m0")), (1, 2)), (pack_record(record("nope")), (1, 2))]
+            )
+        assert store.played_count() == 0
+        assert store.record_chunk([(pack_record(record("m0")), (1, 2))]) == [True]
+        statements: list[str] = []
+        store.db.set_trace_callback(statements.append)
+        chunk = [(pack_record(record("m0")), (1, 2)), (pack_record(record("m1")), (2, 1))]
+        assert store.record_chunk(chunk) == [False, True]
+        store.db.set_trace_callback(None)
+        assert statements.count("COMMIT") == 1
+        assert store.played_count() == 2
+        assert store.unplayed() == []
 
 
 def test_a_match_id_outside_the_schedule_is_refused(tmp_path: Path) -> None:
