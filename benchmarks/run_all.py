@@ -120,6 +120,13 @@ BENCHES = (
         ("--matches", "10"),
     ),
     Bench(
+        "scale",
+        "bench_scale",
+        "Big leagues: memory (arena + bots) and rate with 8 and 100 entrants, live bots capped",
+        ("--entrants", "8", "30", "--matches", "150"),
+        ("--matches", "2000"),
+    ),
+    Bench(
         "sprt",
         "bench_sprt",
         "A/B test (GSPRT): false positives, power, blocks to a verdict, duplicate-block variance",
@@ -258,6 +265,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "site": grep(r"full", r"new"),
     "sprt": grep(r"^summary", r"^real: "),
     "records": grep(r"^all games"),
+    "scale": grep(r"^entrants \d+", r"^rate with"),
     "rating": grep(r"^summary"),
     "reference": grep(r" vs 3 "),
 }

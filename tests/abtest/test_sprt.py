@@ -289,8 +289,13 @@ pairs far from 0 (say H0 +140, H1 +185) it fails: one more block at the very top
 standard deviation as well as the mean, and can lower the t-value H1 needs."""
 
 
+def mean_of(p: list[float], values: tuple[float, ...]) -> float:
+    return sum(pk * a for pk, a in zip(p, values, strict=True))
+
+
 def mean_and_t(p: list[float], values: tuple[float, ...]) -> tuple[float, float]:
-    mean = sum(pk * a for pk, a in zip(p, values, strict=True))
+    """The mean and the t-value of ``p`` (which must have a spread)."""
+    mean = mean_of(p, values)
     sigma = math.sqrt(sum(pk * (a - mean) ** 2 for pk, a in zip(p, values, strict=True)))
     return mean, (mean - 0.5) / sigma
 
@@ -305,7 +310,7 @@ def test_mean_mle_meets_its_constraint_and_is_a_maximum(
     p = mle_mean(counts, values, score)
     assert sum(p) == pytest.approx(1, abs=1e-9)
     assert min(p) >= 0
-    assert mean_and_t(p, values)[0] == pytest.approx(score, abs=1e-9)
+    assert mean_of(p, values) == pytest.approx(score, abs=1e-9)  # a point mass may meet it
     best = log_likelihood(counts, p)
     # moving mass along any direction that keeps the sum and the mean cannot do better
     k = len(values)
@@ -331,7 +336,7 @@ def test_t_value_mle_meets_its_constraint(table: tuple[int, list[int]], nelo: fl
     p = mle_t_value(counts, values, t)
     assert sum(p) == pytest.approx(1, abs=1e-9)
     assert min(p) >= 0
-    mean = sum(pk * a for pk, a in zip(p, values, strict=True))
+    mean = mean_of(p, values)
     if t == 0:  # the constraint is the mean alone: a point mass on 1/2 meets it (no t-value)
         assert mean == pytest.approx(0.5, abs=1e-9)
     else:
