@@ -119,6 +119,12 @@ BENCHES = (
         ("--games", "20"),
     ),
     Bench(
+        "reference_phase10",
+        "bench_reference_phase10",
+        "Reference bot (Phase 10): win rate vs 2 heuristics and vs 2 random, ms per decision",
+        ("--games", "6", "--random-games", "3"),
+    ),
+    Bench(
         "site",
         "bench_site",
         "Leaderboard rendering: full and incremental site builds",
@@ -245,6 +251,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "sprt": grep(r"^summary", r"^real: "),
     "records": grep(r"^all games"),
     "reference": grep(r" vs 3 "),
+    "reference_phase10": grep(r" vs 2 "),
 }
 
 DASK_ROW = re.compile(

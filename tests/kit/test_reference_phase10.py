@@ -172,3 +172,77 @@ def test_every_lay_down_it_builds_is_one_the_rules_accept(bot: Any) -> None:
         lays = [e for e in state.public_events() if e["type"] == "lay"]
         assert [(e["seat"], e["phase"]) for e in lays] == [(seat, phase)]
     assert layable > 200 and built >= 0.95 * layable, (built, layable)
+
+
+def decisions(seed: int, seat: int = 0) -> list[tuple[dict[str, Any], list[Any], list[Any]]]:
+    """Seat ``seat``'s decisions with a choice in a game of bundled heuristics (the first
+    hands): (observation, legal, the events it saw)."""
+    heuristic = load_module(REFERENCE.parent / "heuristic" / "phase10.py")
+    state = get_game(GAME).new(seed, 3)
+    seen = []
+    while not state.is_over() and state.hand_no <= 2:
+        mover = state.to_move()[0]
+        legal = state.legal(mover)
+        observation = state.observation(mover)
+        if mover == seat and len(legal) > 1:
+            seen.append((observation, legal, state.events_for(seat)))
+        state.apply(mover, legal[heuristic.choose(observation, legal)])
+    return seen
+
+
+def test_with_a_fixed_budget_a_match_replays_the_same(bot: Any) -> None:
+    """Seeded from the match id, the seat and the decision's number: the same decisions with
+    the same number of worlds give the same choices, and every searched decision used them
+    all."""
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    seen = decisions(3)
+    options = dict(get_game(GAME).new(0, 3).options)
+
+    def play(match_id: str) -> tuple[list[int], list[int]]:
+        searcher = bot.Searcher(match_id, 0)
+        chosen = [
+            searcher.choose(o, legal, options, plenty, events, 3) for o, legal, events in seen
+        ]
+        return chosen, list(searcher.worlds_used)
+
+    first, used = play("match-7")
+    assert play("match-7") == (first, used)
+    assert set(used) == {0, 3}
+    assert used.count(3) >= 10
+
+
+def test_with_no_time_left_it_plays_the_policys_choice_without_searching(bot: Any) -> None:
+    searcher = bot.Searcher("m", 0)
+    options = dict(get_game(GAME).new(0, 3).options)
+    for observation, legal, events in decisions(5):
+        index = searcher.choose(observation, legal, options, {"decision_ms": 0}, events)
+        assert 0 <= index < len(legal)
+    assert set(searcher.worlds_used) == {0}
+
+
+def test_the_reference_bot_passes_the_conformance_check_in_phase10() -> None:
+    from arena.league.conformance import check_bot, default_table
+
+    report = check_bot(load_bot(str(REFERENCE)), matches=1, tables=[default_table(GAME)])
+    assert report.passed, [
+        (f.status, f.message, f.stderr_tail) for g in report.games for f in g.faults()
+    ]
+    assert [g.game for g in report.games] == [GAME]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_it_never_answers_late_with_a_small_decision_time() -> None:
+    """50 ms per decision and no bank: the search stops by its deadline, so no seat times out
+    over whole matches (2 random opponents, the bot in each seat)."""
+    reference = load_bot(str(REFERENCE))
+    opponent = load_bot("builtin:random")
+    limits = RunLimits(time=TimeLimits(decision=0.05, bank=0.0))
+    with BotPool(limits) as pool:
+        for k in range(3):
+            seating = [opponent] * 2
+            seating.insert(k, reference)
+            spec = MatchSpec(f"late-{k}", GAME, k, tuple(seating), {"max_hands": 4})
+            record = run_match(spec, pool)
+            assert not record.faults, record.faults
+            assert record.decisions[k]["count"] > 0

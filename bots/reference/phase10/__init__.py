@@ -48,6 +48,9 @@ POINT_WEIGHT = 0.004
 """A point fewer in hand than the others, in phases."""
 WIN_BONUS = 2.0
 """Winning the game in the playout's hand, in phases."""
+CAREFUL = False
+MARGIN = 0.05
+"""How much better per world (in phases) a searched action must do than the policy's choice."""
 TIME_SHARE = 0.4
 """The share of ``decision_ms`` the search may use (the rest covers the pipe and the loop)."""
 BANK_SHARE = 0.005
@@ -151,6 +154,7 @@ class Searcher:
         fallback = 0
         if (
             len(candidates) <= 1
+            or worlds <= 0
             or not supported(options)
             or observation.get("tiebreak") is not None
         ):
@@ -166,13 +170,13 @@ class Searcher:
         if not done:
             return legal.index(candidates[0])
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+        if totals[best] - totals[0] < MARGIN * done:
+            best = 0  # within the noise of the policy's own choice: keep it
         return legal.index(candidates[best])
 
     # -- the decisions not searched -------------------------------------------------------
 
-    def lay_or_hit(
-        self, observation: dict[str, Any], legal: list[Any], mine: Hand
-    ) -> int | None:
+    def lay_or_hit(self, observation: dict[str, Any], legal: list[Any], mine: Hand) -> int | None:
         """A play decision's lay-down or hit, when the policy makes one (it always does when it
         can); None when only discards are left to choose from."""
         hand: list[str] = list(observation["hand"])
@@ -230,7 +234,7 @@ class Searcher:
             return [a for a in order if a in legal]
         found: list[Any] = []
         plain = 0
-        for card, target in mine.discard_order():
+        for card, target in mine.discard_order(careful=CAREFUL):
             action = discard_action(card, target)
             if action not in legal:
                 continue
@@ -290,6 +294,8 @@ class Searcher:
             salt = rng.getrandbits(32)
             scores = []
             for action in candidates:
+                if not budget.left():
+                    return totals, done  # this world unfinished: left out
                 play = base.copy(hands, draw, random.Random(salt))
                 if action == "draw":
                     play.draw()
@@ -346,6 +352,4 @@ def choose(observation: dict[str, Any], legal: list[Any], match: Any) -> int:
     if key not in searchers:
         searchers.clear()  # one match at a time: forget the last one
         searchers[key] = Searcher(match.id, match.seat)
-    return searchers[key].choose(
-        observation, legal, match.options, match.time, events=match.events
-    )
+    return searchers[key].choose(observation, legal, match.options, match.time, events=match.events)

@@ -28,7 +28,6 @@ from .rules.phase10_groups import (
     SKIP,
     TOP,
     WILD,
-    Kind,
     Req,
     by_colour,
     fits_phase,
@@ -61,6 +60,11 @@ def supported(options: Mapping[str, Any]) -> bool:
     return all(options.get(k, v) == v for k, v in DEFAULTS.items())
 
 
+FEED = 0.5
+"""Before laying down, a card the next seat could take and hit counts as this much more
+needed (giving it away brings that seat closer to going out)."""
+
+
 # -- how far a hand is from its phase ---------------------------------------------------------
 
 
@@ -82,6 +86,8 @@ _missing: dict[tuple[int, tuple[int, ...]], int] = {}
 def missing(phase: int, counts: list[int]) -> int:
     """The cards the hand still lacks for ``phase`` after its Wilds stand in (0: about ready;
     the rules' feasibility search has the last word). Memoised."""
+    if COLOURED[phase] or (SIZES[phase][0][0] == "set" and SIZES[phase][1][0] == "set"):
+        return max(0, _lacking(phase, counts) - counts[0])
     key = (phase, tuple(counts))
     found = _missing.get(key)
     if found is None:
@@ -100,30 +106,39 @@ def _lacking(phase: int, c: list[int]) -> int:
     if kinds == ["set", "set"]:
         top = sorted(c[1:], reverse=True)
         return max(0, needs[0][1] - top[0]) + max(0, needs[1][1] - top[1])
+    flags = [1 if x else 0 for x in c]
     if kinds == ["run"]:
         size = needs[0][1]
-        return size - max(_present(c, lo, size) for lo in range(1, TOP - size + 2))
-    # a set, then a run
+        return size - max(sum(flags[lo : lo + size]) for lo in range(1, TOP - size + 2))
+    # a set, then a run: the run takes one card of each number in its window, the set the rest
+    # of one number (a number in the window gives the set one card fewer, or the run a Wild)
     setsize, runsize = needs[0][1], needs[1][1]
     best = 99
     for lo in range(1, TOP - runsize + 2):
-        present = _present(c, lo, runsize)
-        run_missing = runsize - present
-        for n in range(1, TOP + 1):
-            have = c[n]
-            if lo <= n < lo + runsize and have:
-                # the run takes one of them, or a Wild stands in for it there
-                lack = min(
-                    max(0, setsize - have + 1) + run_missing, max(0, setsize - have) + run_missing + 1
-                )
-            else:
-                lack = max(0, setsize - have) + run_missing
-            best = min(best, lack)
+        hi = lo + runsize
+        run_missing = runsize - sum(flags[lo:hi])
+        outside = max(max(c[1:lo], default=0), max(c[hi:], default=0))
+        inside = max(c[lo:hi]) - 1
+        best = min(best, run_missing + max(0, setsize - max(outside, inside)))
     return best
 
 
 def _present(c: list[int], lo: int, size: int) -> int:
     return sum(1 for v in range(lo, lo + size) if c[v])
+
+
+def count_outs(phase: int, counts: list[int], lack: int, unseen: list[int]) -> int:
+    """How many unseen cards would bring the hand (as ``counts``) closer to ``phase``."""
+    if not lack:
+        return 0
+    found = unseen[0]
+    for i in range(1, len(counts)):
+        if unseen[i]:
+            counts[i] += 1
+            if missing(phase, counts) < lack:
+                found += unseen[i]
+            counts[i] -= 1
+    return found
 
 
 def hand_missing(phase: int, hand: list[str]) -> int:
@@ -215,7 +230,9 @@ def _run(
     return ("run", lo, cards), best_gap
 
 
-def _set_run(setsize: int, runsize: int, c: list[int], hand: list[str], wilds: int) -> Layout | None:
+def _set_run(
+    setsize: int, runsize: int, c: list[int], hand: list[str], wilds: int
+) -> Layout | None:
     best: tuple[int, int, int] | None = None
     for n in range(1, TOP + 1):
         if not c[n]:
@@ -500,7 +517,7 @@ class Hand:
                 if hit:
                     break
 
-    def discard_order(self) -> list[tuple[str, int | None]]:
+    def discard_order(self, careful: bool = False) -> list[tuple[str, int | None]]:
         """The seat's discards, best first: a Skip at the seat most ahead, then the cards its
         phase (or, once down, the table) needs least, highest points first."""
         seat = self.turn
@@ -510,37 +527,87 @@ class Hand:
             targets = self.skip_targets() if len(hand) > 1 else []
             targets.sort(key=lambda t: (-self.threat(t), t))
             options += [(SKIP, t) for t in targets] or [(SKIP, None)]
-        cards = [c for c in dict.fromkeys(hand) if c != SKIP]
-        options += [(c, None) for c in sorted(cards, key=lambda c: self.keep(c))]
+        keep = self.keeps(careful)
+        options += [(c, None) for c in sorted(keep, key=keep.__getitem__)]
         return options
+
+    def first_discard(self) -> tuple[str, int | None]:
+        """The first of :meth:`discard_order`, without ordering the rest."""
+        hand = self.hands[self.turn]
+        if SKIP in hand:
+            targets = self.skip_targets() if len(hand) > 1 else []
+            if not targets:
+                return SKIP, None
+            return SKIP, min(targets, key=lambda t: (-self.threat(t), t))
+        keep = self.keeps()
+        return min(keep, key=keep.__getitem__), None
 
     def threat(self, seat: int) -> float:
         """How close ``seat`` is to ending the hand well for it: laid down, few cards left."""
         return (2.0 if self.laid[seat] else 0.0) - 0.1 * len(self.hands[seat])
 
-    def keep(self, card: str) -> tuple[float, ...]:
-        """How much the seat to move wants to keep ``card`` (lowest: discard first)."""
+    def unseen(self, coloured: bool) -> list[int]:
+        """Per Wild and per number (or colour), how many of them the seat to move has not seen
+        (its hand, the table and the discard pile's top aside)."""
+        seen = [*self.hands[self.turn], *(c for g in self.table for c in g.cards)]
+        if self.discard_pile:
+            seen.append(self.discard_pile[-1])
+        counts = counts_of(seen, coloured)
+        total = [8] + [24 if coloured else 8] * (len(counts) - 1)
+        return [max(0, t - c) for t, c in zip(total, counts, strict=True)]
+
+    def keeps(self, careful: bool = False) -> dict[str, tuple[float, float, int]]:
+        """How much the seat to move wants to keep each card but a Skip (lowest: discard
+        first): a Wild always; once down, a card it can hit; before, a card its phase lacks
+        without (then one near others: same number for sets, neighbours for runs, same colour
+        for colour groups), high points going first."""
         seat = self.turn
         hand = self.hands[seat]
-        if card == WILD:
-            return (1e9,)
-        if self.laid[seat]:
-            return (1.0 if any(g.fits(card) for g in self.table) else 0.0, -PTS[card])
+        cards = [x for x in dict.fromkeys(hand) if x != SKIP]
         phase = self.phase[seat]
-        if phase is None:
-            return (0.0, -PTS[card])
-        rest = list(hand)
-        rest.remove(card)
-        lack = hand_missing(phase, rest)
-        if COLOURED[phase]:
-            near = float(sum(1 for x in hand if COL[x] == COL[card]))
-        elif SIZES[phase][0][0] == "run":
-            n = NUM[card]
-            dup = sum(1 for x in hand if NUM[x] == n)
-            near = sum(1 for x in hand if x != card and 0 < abs(NUM[x] - n) <= 2) / (dup * 1.0)
-        else:
-            near = float(sum(1 for x in hand if NUM[x] == NUM[card]))
-        return (float(lack), near, -PTS[card])
+        keep: dict[str, tuple[float, float, int]] = {}
+        if self.laid[seat] or phase is None:
+            for card in cards:
+                fits = self.laid[seat] and any(g.fits(card) for g in self.table)
+                keep[card] = (1e9 if card == WILD else 1.0 if fits else 0.0, 0.0, -PTS[card])
+            return keep
+        coloured = COLOURED[phase]
+        index = COL if coloured else NUM
+        c = counts_of(hand, coloured)
+        run = SIZES[phase][0][0] == "run"
+        lacks: dict[int, int] = {}
+        outs: dict[int, int] = {}
+        feeding = FEED > 0 and self.laid[self.next_seat(seat)]
+        unseen = self.unseen(coloured) if careful else []
+        for card in cards:
+            if card == WILD:
+                keep[card] = (1e9, 0.0, 0)
+                continue
+            i = index[card]
+            if i not in lacks:
+                c[i] -= 1
+                lacks[i] = missing(phase, c)
+                if careful:
+                    outs[i] = count_outs(phase, c, lacks[i], unseen)
+                c[i] += 1
+            if careful:
+                keep[card] = (float(lacks[i]), -float(outs[i]), -PTS[card])
+                continue
+            if feeding and any(g.fits(card) for g in self.table):
+                keep[card] = (float(lacks[i]) + FEED, 0.0, -PTS[card])
+                continue
+            if run:
+                near = (
+                    -1.0
+                    if c[i] > 1
+                    else float(
+                        sum(1 for v in (i - 2, i - 1, i + 1, i + 2) if 0 < v <= TOP and c[v])
+                    )
+                )
+            else:
+                near = float(c[i])
+            keep[card] = (float(lacks[i]), near, -PTS[card])
+        return keep
 
     def play_turn(self) -> None:
         """The seat to move plays its whole turn by the policy."""
@@ -555,7 +622,7 @@ class Hand:
         self.lay_and_hit()
         if self.over:
             return
-        card, target = self.discard_order()[0]
+        card, target = self.first_discard()
         self.discard(card, target)
 
     def play_out(self, horizon: int) -> None:
