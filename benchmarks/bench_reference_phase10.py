@@ -57,6 +57,8 @@ def play(
                 print(f"  game {k}: faults {record.faults}", file=sys.stderr)
             wins += record.ranks[seat] == 1
             times += seat_times[seat]
+            if (k + 1) % 10 == 0:
+                print(f"  {tag}: {wins}/{k + 1} after {k + 1} games", file=sys.stderr, flush=True)
     return wins, times, time.perf_counter() - began, faulty
 
 

@@ -38,9 +38,9 @@ from typing import Any
 from .fast import COLOURS, WILD, Hand, Layout, layout, supported
 from .rules import sample_world
 
-WORLDS = 24
+WORLDS = 16
 """Worlds per searched decision (the fixed budget)."""
-CANDIDATES = 4
+CANDIDATES = 3
 """The discards searched: the policy's best few (and every Skip target)."""
 HORIZON = 36
 """Turns a playout plays at most (a hand of three seats takes about 18)."""
@@ -49,7 +49,7 @@ POINT_WEIGHT = 0.004
 WIN_BONUS = 2.0
 """Winning the game in the playout's hand, in phases."""
 CAREFUL = False
-MARGIN = 0.05
+MARGIN = 0.15
 """How much better per world (in phases) a searched action must do than the policy's choice."""
 TIME_SHARE = 0.4
 """The share of ``decision_ms`` the search may use (the rest covers the pipe and the loop)."""
