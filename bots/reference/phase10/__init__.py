@@ -258,7 +258,10 @@ class Searcher:
         rng: random.Random,
     ) -> tuple[list[float], int]:
         """Each candidate's total value over the worlds searched, and how many were."""
+        totals = [0.0] * len(candidates)
         world = sample_world(observation, options, rng, events)
+        if not budget.left():
+            return totals, 0
         base = Hand.from_world(world, rng)
         seat = self.seat
         known: list[list[str]] = observation["known"]
@@ -273,7 +276,6 @@ class Searcher:
             unknown[s] = len(rest)
             pool += rest
         context = Context(observation, seat)
-        totals = [0.0] * len(candidates)
         done = 0
         for k in range(worlds):
             if not budget.left():
