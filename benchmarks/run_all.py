@@ -123,6 +123,7 @@ BENCHES = (
         "bench_reference_phase10",
         "Reference bot (Phase 10): win rate vs 2 heuristics and vs 2 random, ms per decision",
         ("--games", "6", "--random-games", "3"),
+        ("--games", "100", "--random-games", "20"),  # about 25 min on 2 loaded cores
     ),
     Bench(
         "site",
