@@ -139,6 +139,13 @@ BENCHES = (
         ("--games", "20"),
     ),
     Bench(
+        "reference_phase10",
+        "bench_reference_phase10",
+        "Reference bot (Phase 10): win rate vs 2 heuristics and vs 2 random, ms per decision",
+        ("--games", "6", "--random-games", "3"),
+        ("--games", "100", "--random-games", "20"),  # about 25 min on 2 loaded cores
+    ),
+    Bench(
         "site",
         "bench_site",
         "Leaderboard rendering: full and incremental site builds",
@@ -268,6 +275,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "scale": grep(r"^entrants \d+", r"^rate with"),
     "rating": grep(r"^summary"),
     "reference": grep(r" vs 3 "),
+    "reference_phase10": grep(r" vs 2 "),
 }
 
 DASK_ROW = re.compile(

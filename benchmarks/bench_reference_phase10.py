@@ -1,0 +1,107 @@
+"""The reference bot in Phase 10 against the bundled bots: win rates with 95% intervals, and its
+time per decision.
+
+Phase 10, 3 seats, default options: the reference bot (bots/reference, a real process through
+the arena's match loop and bot pool) against 2 bundled heuristics and against 2 random bots, its
+seat rotated game by game; the heuristic against 2 heuristics for comparison (parity). Target
+(issue 17): >= 55% wins against 2 heuristics (33% is parity), within 1 s per decision.
+
+A win is place 1 (a shared first place counts). The interval is Wilson's. The time per decision
+is the arena's own measure (from sending ``act`` to the answer, the pipe included), as the match
+records it: medians and 95th percentiles over every decision of the hero's seat, trivial ones
+(a single legal action, a lay-down's steps) included. ``--decision-ms`` sets the arena's free
+time per decision (the bot's search reads it and stays well inside).
+
+Run: python -m benchmarks.bench_reference_phase10 [--games 150] [--random-games 50]
+     [--decision-ms 250]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena.match import MatchSpec  # noqa: E402
+from arena.runtime.botproc import RunLimits, TimeLimits  # noqa: E402
+from arena.runtime.manifest import BotSpec, load_bot  # noqa: E402
+from arena.runtime.pool import BotPool  # noqa: E402
+from benchmarks.bench_reference import percentile, run_match_timed, wilson  # noqa: E402
+
+GAME = "phase10"
+SEATS = 3
+
+
+def play(
+    hero: BotSpec, opponent: BotSpec, games: int, tag: str, limits: RunLimits
+) -> tuple[int, list[float], float, int]:
+    """(wins, the hero's seconds per decision, wall seconds, games with faults) over ``games``
+    Phase 10 games."""
+    wins = faulty = 0
+    times: list[float] = []
+    began = time.perf_counter()
+    with BotPool(limits) as pool:
+        for k in range(games):
+            seat = k % SEATS
+            seating = [opponent] * (SEATS - 1)
+            seating.insert(seat, hero)
+            spec = MatchSpec(f"{tag}-{k}", GAME, 2000 + k, tuple(seating))
+            record, seat_times = run_match_timed(spec, pool)
+            if record.faults:
+                faulty += 1
+                print(f"  game {k}: faults {record.faults}", file=sys.stderr)
+            wins += record.ranks[seat] == 1
+            times += seat_times[seat]
+            if (k + 1) % 10 == 0:
+                print(f"  {tag}: {wins}/{k + 1} after {k + 1} games", file=sys.stderr, flush=True)
+    return wins, times, time.perf_counter() - began, faulty
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--games", type=int, default=150, help="games against 2 heuristics")
+    parser.add_argument(
+        "--random-games",
+        type=int,
+        default=50,
+        help="games against 2 random bots (and of the heuristic against 2 heuristics)",
+    )
+    parser.add_argument("--decision-ms", type=float, default=250.0, help="free time per decision")
+    args = parser.parse_args()
+    limits = RunLimits(time=TimeLimits(decision=args.decision_ms / 1000.0))
+    reference = load_bot(str(ROOT / "bots" / "reference"))
+    heuristic = load_bot(str(ROOT / "bots" / "heuristic"))
+    random_bot = load_bot(str(ROOT / "bots" / "random"))
+    for hero, opponent, games, target in (
+        (reference, heuristic, args.games, "55%"),
+        (reference, random_bot, args.random_games, "-"),
+        (heuristic, heuristic, args.random_games, "parity 33%"),
+    ):
+        if not games:
+            continue
+        tag = f"{hero.name}-{opponent.name}"
+        wins, times, wall, faulty = play(hero, opponent, games, tag, limits)
+        low, high = wilson(wins, games)
+        print(
+            f"{hero.name:<10} vs 2 {opponent.name:<10} {wins:>4}/{games:<4} "
+            f"{wins / games:6.1%}  [{low:.1%}, {high:.1%}]  target {target:<10}  "
+            f"ms/decision median {statistics.median(times) * 1e3:6.1f}  "
+            f"p95 {percentile(times, 0.95) * 1e3:6.1f}  max {max(times) * 1e3:6.1f}  "
+            f"faulty games {faulty}  ({wall:.0f} s)",
+            flush=True,
+        )
+    print()
+    print(
+        f"Phase 10, 3 seats, default options, seats rotated; win = place 1; 95% Wilson "
+        f"intervals; {args.decision_ms:.0f} ms free per decision."
+    )
+    print("Decision time: the arena's measure per decision of the hero's seat (pipe included).")
+
+
+if __name__ == "__main__":
+    main()
