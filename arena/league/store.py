@@ -610,6 +610,37 @@ class StoreReader:
                 unpack_record(record),
             )
 
+    def result(self, match_id: str) -> StoredMatch | None:
+        """The stored result of one match, by id (None if it has none): a page rendered on
+        demand."""
+        row = self.db.execute(
+            "SELECT r.rowid, s.match_id, s.batch, s.ordinal, s.game, s.bots, r.finished_at,"
+            " r.record FROM results r JOIN schedule s USING (match_id) WHERE r.match_id = ?",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        rowid, match_id, batch, ordinal, game, bots, finished_at, record = row
+        return StoredMatch(
+            rowid,
+            match_id,
+            batch,
+            ordinal,
+            game,
+            tuple(orjson.loads(bots)),
+            finished_at,
+            unpack_record(record),
+        )
+
+    def first_result(self) -> tuple[str, str] | None:
+        """The id and finish time of the first result stored (None before any): with the
+        entrants, what tells one league from another wherever its folder is (the site's
+        cache is kept for the same league copied or moved, not for another one)."""
+        row = self.db.execute(
+            "SELECT match_id, finished_at FROM results ORDER BY rowid LIMIT 1"
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
     def last_finished(self) -> str:
         """When the latest result was stored ("" if none is)."""
         row = self.db.execute("SELECT MAX(finished_at) FROM results").fetchone()

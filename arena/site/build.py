@@ -8,6 +8,7 @@ the new matches landed on.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import multiprocessing
@@ -106,6 +107,13 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     return env
 
 
+@functools.lru_cache(maxsize=4)
+def shared_environment(templates: Path) -> jinja2.Environment:
+    """One :func:`environment` per templates folder in a process, so its compiled templates
+    are reused by every page (a server renders match pages one at a time)."""
+    return environment(templates)
+
+
 def fingerprint(league: League, templates: Path) -> str:
     """What the cache is valid for: the league, its rating settings, the templates and the
     site's own code (a changed template or drawing means every page must be rendered again)."""
@@ -120,9 +128,20 @@ def fingerprint(league: League, templates: Path) -> str:
             digest.update(path.relative_to(base).as_posix().encode() + b"\0")
             digest.update(path.read_bytes())
     return (
-        f"{VERSION}|{league.folder.resolve()}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}"
+        f"{VERSION}|{league_identity(league)}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}"
         f"|{r.draw_probability}|{carry}|{digest.hexdigest()[:16]}"
     )
+
+
+def league_identity(league: League) -> str:
+    """What tells this league from another, wherever its folder is: its seed, its first
+    entrant and its first stored result (a league copied or moved keeps its site's cache, a
+    different league rendered into the same folder starts over). Before the first result the
+    site has no match pages to lose."""
+    first = league.entrants()[:1]
+    entrant = [(e.id, e.name, e.version, e.submitted_at) for e in first]
+    data = [league.config.seed, entrant, league.store.first_result()]
+    return hashlib.sha256(orjson.dumps(data)).hexdigest()[:16]
 
 
 class Pages:
@@ -133,16 +152,22 @@ class Pages:
     ) -> None:
         self.out = out
         self.templates = templates
-        self.env = environment(templates)
+        self.env = shared_environment(templates)
         self.bots = bots
         self.games = games
         self.pages = 0
 
-    def write(self, path: str, template: str, **context: Any) -> None:
+    def render(self, path: str, template: str, **context: Any) -> str:
+        """The page at ``path`` (relative to the site's root, which its links climb to)."""
         depth = path.count("/")
-        html = self.env.get_template(template).render(
+        return self.env.get_template(template).render(
             root="../" * depth, path=path, games=self.games, **context
         )
+
+    def write(self, path: str, template: str, **context: Any) -> None:
+        self.write_html(path, self.render(path, template, **context))
+
+    def write_html(self, path: str, html: str) -> None:
         target = self.out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".part")
@@ -162,6 +187,13 @@ class Pages:
         return [self.bots.get(b, unknown_bot(b)).name for b in bots]
 
     def match_page(self, m: StoredMatch) -> None:
+        """Write the match's page and its record beside it."""
+        html = self.render_match(m)
+        self.write_record(m)
+        self.write_html(match_path(m.match_id), html)
+
+    def render_match(self, m: StoredMatch) -> str:
+        """The HTML of the match's page (its links relative to :func:`match_path`)."""
         record = m.record
         seats = []
         faulted = {f["seat"]: f for f in record.get("faults", [])}
@@ -181,8 +213,7 @@ class Pages:
                 }
             )
         viewer = build_viewer(record, self.names(m.bots))
-        self.write_record(m)
-        self.write(
+        return self.render(
             match_path(m.match_id),
             "match.html",
             match=m,
@@ -557,6 +588,28 @@ def list_slug(kind: MatchList, key: str | int | None) -> str:
     return f"{kind}-{slug(str(key))}"
 
 
+def match_page(league: League, match_id: str, templates: Path = TEMPLATES) -> str:
+    """The HTML of one match's page, rendered from the league's store on demand: the same page
+    :func:`build_site` writes at ``matches/m/ID.html`` (:func:`~arena.site.pages.match_path`),
+    its links relative to that place (``../../static/viewer.js``). Raises :class:`KeyError`
+    for a match with no stored result."""
+    m = league.store.result(match_id)
+    if m is None:
+        raise KeyError(match_id)
+    games = [g.name for g in league.config.games]
+    return Pages(Path("."), templates, refs(league.entrants()), games).render_match(m)
+
+
+def match_record(league: League, match_id: str) -> bytes:
+    """One match's stored record as JSON, the file the page offers for download
+    (``matches/m/ID.json``, :func:`~arena.site.pages.record_path`). Raises :class:`KeyError`
+    for a match with no stored result."""
+    m = league.store.result(match_id)
+    if m is None:
+        raise KeyError(match_id)
+    return orjson.dumps(m.record)
+
+
 def build_site(
     league: League,
     out: Path,
@@ -589,4 +642,12 @@ def build_site(
     return BuildReport(new, site.pages, rated, time.monotonic() - began, full or stale)
 
 
-__all__ = ["CACHE_FILE", "BuildReport", "MatchRow", "build_site", "environment"]
+__all__ = [
+    "CACHE_FILE",
+    "BuildReport",
+    "MatchRow",
+    "build_site",
+    "environment",
+    "match_page",
+    "match_record",
+]
