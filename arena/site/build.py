@@ -32,7 +32,7 @@ from arena.league.core import League
 from arena.league.rating import LeagueRatings, Standing, overall
 from arena.league.store import Entrant, EntrantStatus, StoredMatch, StoreReader
 from arena.site.cache import CACHE_FILE, VERSION, MatchList, MatchRow, SiteCache, Tally
-from arena.site.frames import build_viewer, embed_json
+from arena.site.frames import build_viewer, embed_json, pack
 from arena.site.pages import (
     TREND_BATCHES,
     BotRef,
@@ -94,6 +94,7 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     env.filters["signed"] = lambda v, d=2: "–" if v is None else f"{v:+.{d}f}"
     env.filters["pct"] = lambda v: f"{100 * v:.1f}%"
     env.filters["json_script"] = lambda v: Markup(embed_json(v))
+    env.filters["replay_script"] = lambda v: Markup(pack(v))
     env.filters["zip_seats"] = lambda ranks: sorted((r, s) for s, r in enumerate(ranks))
     env.globals.update(
         bot_path=bot_path,

@@ -15,6 +15,8 @@ The viewer (``templates/static/viewer.js``) decodes both the same way as :func:`
 
 from __future__ import annotations
 
+import base64
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,16 +29,20 @@ from arena.replay import Replay
 from arena.site.tables import drawing, mask
 
 Patch = list[list[Any]]
+"""Operations, outermost first: ``[path, value]`` replaces what is at ``path`` (``[]``: the
+root); ``[path, start, count, items]`` splices a list of plain values (a line of cards, a
+fact): ``count`` members from ``start`` give way to ``items``."""
 
 
 def diff(
     before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | None = None
 ) -> Patch:
-    """The replacements that turn ``before`` into ``after``: ``[path, value]``, outermost first.
+    """The operations that turn ``before`` into ``after`` (see :data:`Patch`).
 
     Dicts with the same keys, and lists of the same length whose members are dicts or lists, are
-    compared member by member; anything else that differs (a line of cards, a fact) is replaced
-    whole. ``[[], value]`` replaces the root.
+    compared member by member; two lists of plain values (cards, words) are spliced where they
+    differ, a hand that gained one card stored as that card; anything else that differs is
+    replaced whole.
     """
     path = [] if path is None else path
     out = [] if out is None else out
@@ -52,31 +58,55 @@ def _diff(before: JSON, after: JSON, path: list[Any], out: Patch) -> None:
             a = before[key]
             if a is not b and a != b:
                 _diff(a, b, [*path, key], out)
-    elif (
-        isinstance(before, list)
-        and isinstance(after, list)
-        and len(before) == len(after)
-        and isinstance(after[0], dict | list)
-    ):
-        for i, (a, b) in enumerate(zip(before, after, strict=True)):
-            if a is not b and a != b:
-                _diff(a, b, [*path, i], out)
+    elif isinstance(before, list) and isinstance(after, list):
+        if len(before) == len(after) and isinstance(after[0], dict | list):
+            for i, (a, b) in enumerate(zip(before, after, strict=True)):
+                if a is not b and a != b:
+                    _diff(a, b, [*path, i], out)
+        elif plain(before) and plain(after):
+            out.append(splice(before, after, path))
+        else:
+            out.append([path, after])
     else:
         out.append([path, after])
 
 
+def plain(values: list[Any]) -> bool:
+    """A list of strings and numbers (what a splice may edit)."""
+    return all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in values)
+
+
+def splice(before: list[Any], after: list[Any], path: list[Any]) -> list[Any]:
+    """The splice that turns one plain list into the other: what lies between their common
+    start and their common end."""
+    start, limit = 0, min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    return [path, start, len(before) - start - end, after[start : len(after) - end]]
+
+
 def patch(value: JSON, changes: Patch) -> JSON:
-    """Apply :func:`diff`'s replacements (a copy along each path; the input is not changed)."""
-    for path, new in changes:
-        if not path:
-            value = new
+    """Apply :func:`diff`'s operations (a copy along each path; the input is not changed)."""
+    for op in changes:
+        path = op[0]
+        if not path and len(op) == 2:
+            value = op[1]
             continue
         root = copy_shallow(value)
         node = root
         for key in path[:-1]:
             node[key] = copy_shallow(node[key])
             node = node[key]
-        node[path[-1]] = new
+        if len(op) == 2:
+            node[path[-1]] = op[1]
+        elif path:
+            start, count, items = op[1], op[2], op[3]
+            node[path[-1]] = [*node[path[-1]][:start], *items, *node[path[-1]][start + count :]]
+        else:
+            root = [*root[: op[1]], *op[3], *root[op[1] + op[2] :]]
         value = root
     return value
 
@@ -97,10 +127,10 @@ def decode(data: Mapping[str, JSON]) -> tuple[list[JSON], list[list[JSON]]]:
     for p in data["omni"]:
         value = patch(value, p)
         omni.append(value)
-    seats = [
-        [patch(mask(omni[i], s), p) for i, p in enumerate(frames)]
-        for s, frames in enumerate(data["seats"])
-    ]
+    seats = []
+    for s, changes in enumerate(data["seats"]):
+        at = dict(changes)
+        seats.append([patch(mask(table, s), at.get(i, [])) for i, table in enumerate(omni)])
     return omni, seats
 
 
@@ -108,6 +138,67 @@ def embed_json(value: JSON) -> str:
     """JSON for a ``<script type="application/json">`` block: every ``<`` written ``\\u003c``,
     so no string (a bot's debug note, a name) can close the script or open a comment."""
     return orjson.dumps(value).decode().replace("<", "\\u003c")
+
+
+PACKED_OVER = 32 * 1024
+"""Viewer data longer than this (as JSON) is embedded compressed (:func:`pack`)."""
+
+
+def intern(data: Mapping[str, JSON]) -> dict[str, JSON]:
+    """The viewer's data with each distinct path of a patch and each distinct text of an event
+    or a move stored once, in ``paths`` and ``texts``, and named by its index where it was
+    (a long game repeats a few dozen paths and a few thousand texts many thousand times)."""
+    paths: dict[bytes, int] = {}
+    texts: dict[str, int] = {}
+
+    def ops(changes: Patch) -> Patch:
+        return [[paths.setdefault(orjson.dumps(op[0]), len(paths)), *op[1:]] for op in changes]
+
+    def text(value: str) -> int:
+        return texts.setdefault(value, len(texts))
+
+    out = dict(data)
+    out["omni"] = [ops(p) for p in data["omni"]]
+    out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
+    out["events"] = [[[aud, text(t)] for aud, t in step] for step in data["events"]]
+    out["moves"] = [None if m is None else [m[0], text(m[1]), *m[2:]] for m in data["moves"]]
+    out["paths"] = [orjson.loads(p) for p in paths]
+    out["texts"] = list(texts)
+    return out
+
+
+def unintern(data: Mapping[str, JSON]) -> dict[str, JSON]:
+    """:func:`intern` undone (what the viewer does first; for tests)."""
+    paths, texts = data["paths"], data["texts"]
+
+    def ops(changes: Patch) -> Patch:
+        return [[paths[op[0]], *op[1:]] for op in changes]
+
+    out = {k: v for k, v in data.items() if k not in ("paths", "texts")}
+    out["omni"] = [ops(p) for p in data["omni"]]
+    out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
+    out["events"] = [[[aud, texts[t]] for aud, t in step] for step in data["events"]]
+    out["moves"] = [None if m is None else [m[0], texts[m[1]], *m[2:]] for m in data["moves"]]
+    return out
+
+
+def pack(data: Mapping[str, JSON]) -> str:
+    """The viewer's data as the text of its ``<script type="application/json">`` block:
+    :func:`intern`-ed, as JSON; past :data:`PACKED_OVER` bytes, one JSON string instead, the
+    base64 of that JSON deflated (zlib), which the viewer inflates with the browser's own
+    ``DecompressionStream`` (a long Phase 10 game: 2 MB of JSON, about 130 KB packed)."""
+    text = orjson.dumps(intern(data))
+    if len(text) > PACKED_OVER:
+        text = orjson.dumps(base64.b64encode(zlib.compress(text, 9)).decode())
+    return text.decode().replace("<", "\\u003c")
+
+
+def unpack(text: str) -> dict[str, JSON]:
+    """:func:`pack` undone: the viewer's data from its script block (for tests)."""
+    value = orjson.loads(text)
+    if isinstance(value, str):
+        value = orjson.loads(zlib.decompress(base64.b64decode(value)))
+    return unintern(value)
 
 
 @dataclass(frozen=True)
@@ -154,12 +245,17 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     draw = art.table
     describe = spec.state_class.describe
     fallback = set(record.get("fallback_steps", []))
+    # A drawing whose seat tables are its omniscient table masked (Drawing.masked_views, tested
+    # step by step) needs no observation drawn: only the acting seat's, for its move in words.
+    masked = art.masked_views
 
     seen_views: list[JSON] = [None] * seats
     seen_tables: list[JSON] = [None] * seats
 
     def tables() -> tuple[JSON, list[JSON]]:
         omni = draw(state.snapshot(), seats, None)
+        if masked:
+            return omni, []
         per_seat = []
         for s in range(seats):
             view = state.observation(s)
@@ -171,17 +267,24 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     def events(start: int) -> list[list[JSON]]:
         return [[-1 if aud is None else aud, describe(event)] for aud, event in state.log[start:]]
 
+    def seat_changes(frame: int, omni: JSON, per_seat: list[JSON]) -> None:
+        for s, table in enumerate(per_seat):
+            changes = diff(mask(omni, s), table)
+            if changes:
+                seat_frames[s].append([frame, changes])
+
     omni_prev, seat_prev = tables()
     omni_frames: list[Patch] = [[[[], omni_prev]]]
-    seat_frames: list[list[Patch]] = [
-        [diff(mask(omni_prev, s), t)] for s, t in enumerate(seat_prev)
-    ]
+    seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
+    seat_changes(0, omni_prev, seat_prev)
     step_events = [events(0)]
     moves: list[JSON] = [None]
     error = ""
     for step, (seat, action) in enumerate(actions):
         seen = len(state.log)
-        said = action_words(game, seen_views[seat] if 0 <= seat < seats else None, action)
+        acting = 0 <= seat < seats
+        view = (state.observation(seat) if masked else seen_views[seat]) if acting else None
+        said = action_words(game, view, action)
         try:
             state.apply(seat, action)
         except GameError as exc:
@@ -189,9 +292,8 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
             break
         omni, per_seat = tables()
         omni_frames.append(diff(omni_prev, omni))
-        for s in range(seats):
-            seat_frames[s].append(diff(mask(omni, s), per_seat[s]))
-        omni_prev, seat_prev = omni, per_seat
+        seat_changes(step + 1, omni, per_seat)
+        omni_prev = omni
         step_events.append(events(seen))
         moves.append([seat, said, *([1] if step in fallback else [])])
     steps = len(moves)

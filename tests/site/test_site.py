@@ -26,7 +26,7 @@ from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from arena.site.build import TEMPLATES
 from arena.site.cache import SiteCache
-from arena.site.frames import build_viewer, decode, diff, embed_json, patch
+from arena.site.frames import build_viewer, decode, diff, embed_json, patch, unpack
 from arena.site.pages import bot_path, chart, match_path
 from arena.site.serve import Watcher, make_server
 from arena.site.tables import drawing
@@ -122,7 +122,7 @@ def test_replay_data_survives_the_script_block(built: tuple[Path, Path]) -> None
         parser.feed(page.read_text("utf-8"))
         blocks = [s for s in parser.scripts if s.strip()]
         assert len(blocks) == 1
-        data = json.loads(blocks[0])
+        data = unpack(blocks[0])
         found += any(n["note"] == HOSTILE_NOTE for n in data["notes"])
     assert found > 0
 
