@@ -62,7 +62,7 @@ from arena.site.pages import (
 TEMPLATES = resources.templates()
 """Packaged with the wheel, or the repository's templates/ in a checkout (arena/resources.py)."""
 SEEDS = resources.seeds()
-STATIC = ("site.css", "viewer.js", "tables.js", "search.js")
+STATIC = ("site.css", "viewer.js", "bzip2.js", "tables.js", "search.js")
 PAGE_SIZE = 100
 SEARCH_CHUNK = 1000
 """Matches to a file of the search index (matches/search/chunk-K.js): a build rewrites only

@@ -16,22 +16,22 @@ The viewer (``templates/static/viewer.js``) decodes both the same way as :func:`
 from __future__ import annotations
 
 import base64
-import zlib
-from collections.abc import Mapping
+import bz2
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from arena import boards
-from arena.games import JSON, GameError, get_game
+from arena.games import JSON, GameError, State, get_game
 from arena.replay import Replay
 from arena.site.tables import drawing, mask
 
 Patch = list[list[Any]]
 """Operations, outermost first: ``[path, value]`` replaces what is at ``path`` (``[]``: the
-root); ``[path, start, count, items]`` splices a list of plain values (a line of cards, a
-fact): ``count`` members from ``start`` give way to ``items``."""
+root); ``[path, start, count, items]`` splices the list at ``path`` (a line of cards, a fact,
+the zones): its ``count`` members from ``start`` give way to ``items``."""
 
 
 def diff(
@@ -40,9 +40,9 @@ def diff(
     """The operations that turn ``before`` into ``after`` (see :data:`Patch`).
 
     Dicts with the same keys, and lists of the same length whose members are dicts or lists, are
-    compared member by member; two lists of plain values (cards, words) are spliced where they
-    differ, a hand that gained one card stored as that card; anything else that differs is
-    replaced whole.
+    compared member by member; other lists are spliced where they differ (a hand that gained
+    one card is stored as that card, a zone laid on the table as that zone); anything else
+    that differs is replaced whole.
     """
     path = [] if path is None else path
     out = [] if out is None else out
@@ -63,22 +63,15 @@ def _diff(before: JSON, after: JSON, path: list[Any], out: Patch) -> None:
             for i, (a, b) in enumerate(zip(before, after, strict=True)):
                 if a is not b and a != b:
                     _diff(a, b, [*path, i], out)
-        elif plain(before) and plain(after):
-            out.append(splice(before, after, path))
         else:
-            out.append([path, after])
+            out.append(splice(before, after, path))
     else:
         out.append([path, after])
 
 
-def plain(values: list[Any]) -> bool:
-    """A list of strings and numbers (what a splice may edit)."""
-    return all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in values)
-
-
 def splice(before: list[Any], after: list[Any], path: list[Any]) -> list[Any]:
-    """The splice that turns one plain list into the other: what lies between their common
-    start and their common end."""
+    """The splice that turns one list into the other: what lies between their common start
+    and their common end."""
     start, limit = 0, min(len(before), len(after))
     while start < limit and before[start] == after[start]:
         start += 1
@@ -148,11 +141,11 @@ def intern(data: Mapping[str, JSON]) -> dict[str, JSON]:
     """The viewer's data with each distinct path of a patch and each distinct text of an event
     or a move stored once, in ``paths`` and ``texts``, and named by its index where it was
     (a long game repeats a few dozen paths and a few thousand texts many thousand times)."""
-    paths: dict[bytes, int] = {}
+    paths: dict[tuple[Any, ...], int] = {}
     texts: dict[str, int] = {}
 
     def ops(changes: Patch) -> Patch:
-        return [[paths.setdefault(orjson.dumps(op[0]), len(paths)), *op[1:]] for op in changes]
+        return [[paths.setdefault(tuple(op[0]), len(paths)), *op[1:]] for op in changes]
 
     def text(value: str) -> int:
         return texts.setdefault(value, len(texts))
@@ -162,7 +155,7 @@ def intern(data: Mapping[str, JSON]) -> dict[str, JSON]:
     out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
     out["events"] = [[[aud, text(t)] for aud, t in step] for step in data["events"]]
     out["moves"] = [None if m is None else [m[0], text(m[1]), *m[2:]] for m in data["moves"]]
-    out["paths"] = [orjson.loads(p) for p in paths]
+    out["paths"] = [list(p) for p in paths]
     out["texts"] = list(texts)
     return out
 
@@ -185,11 +178,12 @@ def unintern(data: Mapping[str, JSON]) -> dict[str, JSON]:
 def pack(data: Mapping[str, JSON]) -> str:
     """The viewer's data as the text of its ``<script type="application/json">`` block:
     :func:`intern`-ed, as JSON; past :data:`PACKED_OVER` bytes, one JSON string instead, the
-    base64 of that JSON deflated (zlib), which the viewer inflates with the browser's own
-    ``DecompressionStream`` (a long Phase 10 game: 2 MB of JSON, about 130 KB packed)."""
+    base64 of that JSON compressed with bzip2, which ``templates/static/bzip2.js`` undoes (the
+    longest Phase 10 game of random players, six seats: 3 MB of JSON, 1.2 MB interned, 82 KiB
+    with bzip2 against 150 KiB deflated at level 9, what a browser could inflate by itself)."""
     text = orjson.dumps(intern(data))
     if len(text) > PACKED_OVER:
-        text = orjson.dumps(base64.b64encode(zlib.compress(text, 9)).decode())
+        text = orjson.dumps(base64.b64encode(bz2.compress(text, 9)).decode())
     return text.decode().replace("<", "\\u003c")
 
 
@@ -197,7 +191,7 @@ def unpack(text: str) -> dict[str, JSON]:
     """:func:`pack` undone: the viewer's data from its script block (for tests)."""
     value = orjson.loads(text)
     if isinstance(value, str):
-        value = orjson.loads(zlib.decompress(base64.b64decode(value)))
+        value = orjson.loads(bz2.decompress(base64.b64decode(value)))
     return unintern(value)
 
 
@@ -216,11 +210,35 @@ def action_text(action: JSON) -> str:
     return orjson.dumps(action, option=orjson.OPT_SORT_KEYS).decode()
 
 
+class LazyView(Mapping[str, JSON]):
+    """A seat's observation, taken from the state when first read: most moves are put in words
+    without it (a Phase 10 draw or discard), and an observation costs as much as a step."""
+
+    def __init__(self, state: State, seat: int) -> None:
+        self.state = state
+        self.seat = seat
+        self.view: Mapping[str, JSON] | None = None
+
+    def _get(self) -> Mapping[str, JSON]:
+        if self.view is None:
+            self.view = self.state.observation(self.seat)
+        return self.view
+
+    def __getitem__(self, key: str) -> JSON:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
 def action_words(game: str, view: JSON, action: JSON) -> str:
     """An action in words, from the acting seat's observation just before it: the game's own
     drawing's words (Ten), else the human seat's (:func:`arena.boards.action_text`)."""
     words = drawing(game).words
-    if isinstance(view, dict):
+    if isinstance(view, Mapping):
         if words is None:
             return boards.action_text(game, view, action)
         try:
@@ -283,7 +301,9 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     for step, (seat, action) in enumerate(actions):
         seen = len(state.log)
         acting = 0 <= seat < seats
-        view = (state.observation(seat) if masked else seen_views[seat]) if acting else None
+        view: Mapping[str, JSON] | None = None
+        if acting:
+            view = LazyView(state, seat) if masked else seen_views[seat]
         said = action_words(game, view, action)
         try:
             state.apply(seat, action)

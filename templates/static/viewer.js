@@ -6,16 +6,12 @@
   var source = document.getElementById("replay-data");
   if (!root || !source) return;
   var packed = JSON.parse(source.textContent);
-  if (typeof packed !== "string") { start(unintern(packed)); return; }
-  // A long game's data comes deflated, as base64 (frames.pack): the browser inflates it.
-  if (typeof DecompressionStream === "undefined") {
-    root.insertBefore(document.createTextNode("This browser cannot unpack the replay (it lacks DecompressionStream)."), root.firstChild);
-    return;
+  if (typeof packed === "string") {
+    // A long game's data comes compressed with bzip2, as base64 (frames.pack; static/bzip2.js).
+    var bytes = Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });
+    packed = JSON.parse(new TextDecoder("utf-8").decode(window.arenaBunzip2(bytes)));
   }
-  var bytes = Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });
-  new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate")))
-    .text()
-    .then(function (text) { start(unintern(JSON.parse(text))); });
+  start(unintern(packed));
 
   // Each distinct path and text is stored once (frames.intern): put them back in place.
   function unintern(data) {
