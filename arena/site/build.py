@@ -8,6 +8,8 @@ the new matches landed on.
 
 from __future__ import annotations
 
+import contextlib
+import enum
 import functools
 import hashlib
 import itertools
@@ -15,7 +17,7 @@ import multiprocessing
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,7 @@ from arena.site.pages import (
     TREND_BATCHES,
     BotRef,
     GameTable,
+    MatchLine,
     Opponent,
     bot_path,
     chart,
@@ -71,6 +74,20 @@ CHUNK = 500
 RECENT = 20
 
 
+class MatchPages(enum.StrEnum):
+    """Which match pages a build renders (the site's other pages are always brought up to
+    date). A page not rendered is shown in the lists without a link; ``arena serve`` renders
+    any match page when it is asked for."""
+
+    ALL = "all"
+    """Every match's page (a long Phase 10 game takes a few hundred milliseconds)."""
+    RECENT = "recent"
+    """The pages of the matches the front pages list: the latest of the league, of each game
+    and of each bot (:data:`RECENT` of each)."""
+    NONE = "none"
+    """No match page."""
+
+
 @dataclass(frozen=True)
 class BuildReport:
     new_matches: int
@@ -78,6 +95,8 @@ class BuildReport:
     rated_batches: int
     seconds: float
     full: bool
+    match_pages: int = 0
+    """Match pages rendered (all of the new matches', or some: :class:`MatchPages`)."""
 
 
 def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
@@ -254,14 +273,85 @@ class Site(Pages):
     """One build of one league's site into ``out``."""
 
     def __init__(
-        self, league: League, out: Path, templates: Path = TEMPLATES, workers: int = 1
+        self,
+        league: League,
+        out: Path,
+        templates: Path = TEMPLATES,
+        workers: int = 1,
+        link_all: bool = False,
     ) -> None:
         self.league = league
         self.entrants: list[Entrant] = league.entrants()
         super().__init__(out, templates, refs(self.entrants), [g.name for g in league.config.games])
         self.workers = workers
+        self.link_all = link_all
+        self.match_pages = 0
+
+    def linked(self, match_id: str) -> bool:
+        """Whether a list may link to the match's page: it is on disk (or, for a site a
+        server renders on demand, always)."""
+        return self.link_all or (self.out / match_path(match_id)).is_file()
+
+    def lines(self, rows: Sequence[MatchRow]) -> list[MatchLine]:
+        return match_lines(rows, self.bots, self.linked)
+
+    def game_recent(self, cache: SiteCache, game: str) -> list[MatchRow]:
+        """The latest matches of ``game``, oldest first."""
+        size = cache.list_size(MatchList.GAME, game)
+        return cache.list_page(MatchList.GAME, game, max(0, size - RECENT), RECENT)
+
+    def front_matches(self, cache: SiteCache) -> list[str]:
+        """The matches the front pages list (:attr:`MatchPages.RECENT`), oldest first."""
+        rows = cache.recent(RECENT)
+        for game in self.games:
+            rows += self.game_recent(cache, game)
+        for bot in self.bots:
+            rows += cache.recent(RECENT, bot)
+        return [r.match_id for r in sorted({r.seq: r for r in rows}.values(), key=lambda r: r.seq)]
+
+    def render_missing(
+        self, ids: Iterable[str], reader: StoreReader, progress: Callable[[int], None] | None
+    ) -> int:
+        """Render the pages of the matches ``ids`` that have none on disk; how many."""
+        count = 0
+        chunk: list[StoredMatch] = []
+        with self.pool() as pool:
+            for match_id in ids:
+                if (self.out / match_path(match_id)).is_file():
+                    continue
+                m = reader.result(match_id)
+                if m is None:
+                    continue
+                chunk.append(m)
+                count += 1
+                if len(chunk) >= CHUNK:
+                    self.render_matches(chunk, pool)
+                    chunk.clear()
+                    if progress:
+                        progress(count)
+            if chunk:
+                self.render_matches(chunk, pool)
+        return count
+
+    @contextlib.contextmanager
+    def pool(self) -> Iterator[Executor | None]:
+        """Processes rendering match pages (none: in this one), shut down on leaving."""
+        if self.workers <= 1:
+            yield None
+            return
+        pool = ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_start_worker,
+            initargs=(self.out, self.templates, self.bots, self.games),
+        )
+        try:
+            yield pool
+        finally:
+            pool.shutdown()
 
     def render_matches(self, chunk: Sequence[StoredMatch], pool: Executor | None) -> None:
+        self.match_pages += len(chunk)
         if pool is None:
             for m in chunk:
                 self.match_page(m)
@@ -269,15 +359,21 @@ class Site(Pages):
             self.pages += sum(pool.map(_render_match, chunk, chunksize=8))
 
     def ingest(
-        self, cache: SiteCache, reader: StoreReader, progress: Callable[[int], None] | None
+        self,
+        cache: SiteCache,
+        reader: StoreReader,
+        progress: Callable[[int], None] | None,
+        render: bool = True,
     ) -> int:
-        """Render the match pages of every result stored since the last build."""
+        """Take in every result stored since the last build (and, with ``render``, render
+        their match pages)."""
         watermark = int(cache.get("store_row", "0"))
         count = 0
         chunk: list[StoredMatch] = []
 
         def flush() -> None:
-            self.render_matches(chunk, pool)
+            if render:
+                self.render_matches(chunk, pool)
             tally = Tally.empty()
             with cache.transaction():
                 for m in chunk:
@@ -305,15 +401,7 @@ class Site(Pages):
                 cache.put("store_row", str(chunk[-1].row))
             chunk.clear()
 
-        pool: Executor | None = None
-        if self.workers > 1:
-            pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("fork"),
-                initializer=_start_worker,
-                initargs=(self.out, self.templates, self.bots, self.games),
-            )
-        try:
+        with self.pool() if render else contextlib.nullcontext() as pool:
             for m in reader.results_after(watermark):
                 chunk.append(m)
                 count += 1
@@ -323,9 +411,6 @@ class Site(Pages):
                         progress(count)
             if chunk:
                 flush()
-        finally:
-            if pool is not None:
-                pool.shutdown()
         return count
 
     # -- rating history -------------------------------------------------------------------
@@ -390,7 +475,7 @@ class Site(Pages):
         last = reader.last_finished()
         played = cache.match_count()
         planned = self.league.store.planned_matches()
-        recent = match_lines(cache.recent(RECENT), self.bots)
+        recent = self.lines(cache.recent(RECENT))
         suspended = [b for b in self.bots.values() if b.status == EntrantStatus.SUSPENDED]
         self.write(
             "index.html",
@@ -435,15 +520,7 @@ class Site(Pages):
             matrix=head_to_head(
                 cache.game_pairs(table.game), [r.bot.id for r in table.rows], self.bots
             ),
-            recent=match_lines(
-                cache.list_page(
-                    MatchList.GAME,
-                    table.game,
-                    max(0, cache.list_size(MatchList.GAME, table.game) - RECENT),
-                    RECENT,
-                )[::-1],
-                self.bots,
-            ),
+            recent=self.lines(self.game_recent(cache, table.game)[::-1]),
             list_path=f"matches/{list_slug(MatchList.GAME, table.game)}/index.html",
         )
 
@@ -503,7 +580,7 @@ class Site(Pages):
             solos=solos,
             charts=charts,
             opponents=opponents,
-            recent=match_lines(cache.recent(RECENT, bot.id), self.bots),
+            recent=self.lines(cache.recent(RECENT, bot.id)),
             faults=reader.faults_of(bot.id),
             fault_kinds=reader.fault_kinds(bot.id),
             usage=usage_rows(cache.usage(bot.id)),
@@ -565,7 +642,7 @@ class Site(Pages):
             "matches.html",
             title=heading,
             heading=heading,
-            lines=match_lines(rows[::-1], self.bots),
+            lines=self.lines(rows[::-1]),
             page=page + 1,
             pages=pages,
             folder=folder,
@@ -619,12 +696,16 @@ def build_site(
     templates: Path = TEMPLATES,
     progress: Callable[[int], None] | None = None,
     workers: int = 1,
+    matches: MatchPages = MatchPages.ALL,
+    link_all: bool = False,
 ) -> BuildReport:
-    """Render (or bring up to date) the site of ``league`` in ``out``; match pages are rendered
-    by ``workers`` processes (1: in this one)."""
+    """Render (or bring up to date) the site of ``league`` in ``out``; the match pages that
+    ``matches`` asks for are rendered by ``workers`` processes (1: in this one). Lists link
+    the match pages on disk, or with ``link_all`` every one (a server renders the others when
+    asked: :func:`match_page`)."""
     began = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    site = Site(league, out, templates, workers)
+    site = Site(league, out, templates, workers, link_all)
     with SiteCache.open(out) as cache, StoreReader.open(league.store.path) as reader:
         stamp = fingerprint(league, templates)
         stale = (
@@ -636,16 +717,33 @@ def build_site(
             shutil.rmtree(out / "matches", ignore_errors=True)
             cache.put("fingerprint", stamp)
         site.copy_static()
-        sizes_before = site.list_sizes(cache)
-        new = site.ingest(cache, reader, progress)
+        before = MatchPages(cache.get("match_pages", MatchPages.ALL))
+        links = "all" if link_all else "rendered"
+        if before != matches or cache.get("links", links) != links:
+            # Other pages than the new matches' may be rendered now, or links shown: every
+            # list page is written again.
+            sizes_before: Mapping[tuple[str, str], int] = {}
+        else:
+            sizes_before = site.list_sizes(cache)
+        new = site.ingest(cache, reader, progress, render=matches == MatchPages.ALL)
+        if matches == MatchPages.ALL and before != MatchPages.ALL:
+            rows = cache.list_rows(MatchList.ALL, None, 0)
+            site.render_missing((r.match_id for r in rows), reader, progress)
+        elif matches == MatchPages.RECENT:
+            site.render_missing(site.front_matches(cache), reader, None)
+        cache.put("match_pages", matches.value)
+        cache.put("links", links)
         rated = site.advance_history(cache)
         site.summary_pages(cache, reader, sizes_before)
-    return BuildReport(new, site.pages, rated, time.monotonic() - began, full or stale)
+    return BuildReport(
+        new, site.pages, rated, time.monotonic() - began, full or stale, site.match_pages
+    )
 
 
 __all__ = [
     "CACHE_FILE",
     "BuildReport",
+    "MatchPages",
     "MatchRow",
     "build_site",
     "environment",

@@ -370,7 +370,7 @@ def test_leaderboard_command(tmp_path: Path) -> None:
         main, ["leaderboard", str(folder), "--out", str(out), "--quiet", "--workers", "2"]
     )
     assert result.exit_code == 0, result.output
-    assert "1 new match pages" in result.output
+    assert "1 new matches, 1 match pages (recent)" in result.output
     assert len(list((out / "matches" / "m").glob("*.html"))) == 1
     assert (out / "index.html").is_file() and (out / "static" / "viewer.js").is_file()
     missing = CliRunner().invoke(main, ["leaderboard", str(tmp_path / "nope"), "--out", str(out)])
