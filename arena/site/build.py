@@ -300,14 +300,17 @@ class Site(Pages):
         size = cache.list_size(MatchList.GAME, game)
         return cache.list_page(MatchList.GAME, game, max(0, size - RECENT), RECENT)
 
-    def front_matches(self, cache: SiteCache) -> list[str]:
-        """The matches the front pages list (:attr:`MatchPages.RECENT`), oldest first."""
+    def front_matches(self, cache: SiteCache, reader: StoreReader) -> list[str]:
+        """The matches the front pages list (:attr:`MatchPages.RECENT`): the latest ones and
+        the bots' latest faults."""
         rows = cache.recent(RECENT)
         for game in self.games:
             rows += self.game_recent(cache, game)
         for bot in self.bots:
             rows += cache.recent(RECENT, bot)
-        return [r.match_id for r in sorted({r.seq: r for r in rows}.values(), key=lambda r: r.seq)]
+        ids = [r.match_id for r in sorted({r.seq: r for r in rows}.values(), key=seq)]
+        faults = [f.match_id for bot in self.bots for f in reader.faults_of(bot)]
+        return list(dict.fromkeys(ids + faults))
 
     def render_missing(
         self, ids: Iterable[str], reader: StoreReader, progress: Callable[[int], None] | None
@@ -582,6 +585,7 @@ class Site(Pages):
             opponents=opponents,
             recent=self.lines(cache.recent(RECENT, bot.id)),
             faults=reader.faults_of(bot.id),
+            linked=self.linked,
             fault_kinds=reader.fault_kinds(bot.id),
             usage=usage_rows(cache.usage(bot.id)),
             versions=versions,
@@ -648,6 +652,10 @@ class Site(Pages):
             folder=folder,
             is_index=is_index,
         )
+
+
+def seq(row: MatchRow) -> int:
+    return row.seq
 
 
 def write_script(path: Path, call: str, value: JSON) -> None:
@@ -730,7 +738,7 @@ def build_site(
             rows = cache.list_rows(MatchList.ALL, None, 0)
             site.render_missing((r.match_id for r in rows), reader, progress)
         elif matches == MatchPages.RECENT:
-            site.render_missing(site.front_matches(cache), reader, None)
+            site.render_missing(site.front_matches(cache, reader), reader, None)
         cache.put("match_pages", matches.value)
         cache.put("links", links)
         rated = site.advance_history(cache)

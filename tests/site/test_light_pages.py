@@ -7,8 +7,12 @@ import base64
 import bz2
 import json
 import random
+import re
 import shutil
 import subprocess
+import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -17,9 +21,11 @@ from arena.games import GAMES
 from arena.league.core import League
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site, match_page, match_record
-from arena.site.build import TEMPLATES
+from arena.site.build import TEMPLATES, MatchPages
+from arena.site.cache import SiteCache
 from arena.site.frames import PACKED_OVER, build_viewer, pack, unpack
 from arena.site.pages import match_path, record_path
+from arena.site.serve import make_server
 from arena.site.tables import drawing, mask
 from tests.site.leagues import HOSTILE_NOTE, make_league, record_of
 
@@ -163,3 +169,87 @@ def test_a_match_page_on_demand_is_the_page_the_build_writes(tmp_path: Path) -> 
             match_page(league, "no-such-match")
         with pytest.raises(KeyError):
             match_record(league, "no-such-match")
+
+
+def hrefs(page: Path) -> list[str]:
+    return re.findall(r'href="([^"#]+)"', page.read_text("utf-8"))
+
+
+def dead_links(site: Path) -> list[tuple[Path, str]]:
+    """Local links of the site's pages that lead to no file."""
+    dead = []
+    for page in site.rglob("*.html"):
+        for href in hrefs(page):
+            if "://" not in href and not (page.parent / href).exists():
+                dead.append((page, href))
+    return dead
+
+
+def test_recent_renders_the_front_pages_matches_and_links_only_pages_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("arena.site.build.RECENT", 2)
+    folder = make_league(tmp_path / "league", games=["take5", "ten"], batches=3, tables=2)
+    site = tmp_path / "site"
+    with League.open(folder) as league:
+        report = build_site(league, site, matches=MatchPages.RECENT)
+        everything = [m.match_id for m in league.store.results_after(0)]
+    rendered = {p.stem for p in (site / "matches" / "m").glob("*.html")}
+    assert report.new_matches == len(everything) > len(rendered) == report.match_pages > 0
+    with SiteCache.open(site) as cache:
+        assert cache.match_count() == len(everything)
+        latest = [r.match_id for r in cache.recent(2)]
+    assert set(latest) <= rendered
+    assert dead_links(site) == []
+    listing = (site / "matches" / "all" / "page-1.html").read_text("utf-8")
+    assert "not rendered" in listing
+    for match_id in everything:
+        assert (match_path(match_id) in listing) == (match_id in rendered)
+
+
+def test_a_site_without_match_pages_gets_them_all_when_asked(tmp_path: Path) -> None:
+    folder = make_league(tmp_path / "league", games=["take5"], batches=2, tables=2, twice=False)
+    site = tmp_path / "site"
+    with League.open(folder) as league:
+        none = build_site(league, site, matches=MatchPages.NONE)
+        assert none.match_pages == 0 and not list((site / "matches" / "m").glob("*"))
+        assert dead_links(site) == []
+        every = build_site(league, site, matches=MatchPages.ALL)
+        ids = [m.match_id for m in league.store.results_after(0)]
+    assert every.new_matches == 0 and every.match_pages == len(ids) == 4
+    listing = (site / "matches" / "all" / "index.html").read_text("utf-8")
+    assert "not rendered" not in listing
+    assert all(match_path(i) in listing for i in ids)
+    assert dead_links(site) == []
+
+
+def test_serve_renders_a_match_page_when_it_is_asked_for(tmp_path: Path) -> None:
+    folder = make_league(tmp_path / "league", games=["take5"], batches=1, tables=2, twice=False)
+    site = tmp_path / "site"
+    with League.open(folder) as league:
+        build_site(league, site, matches=MatchPages.NONE, link_all=True)
+        match_id = next(league.store.results_after(0)).match_id
+        expected = match_page(league, match_id)
+        record = match_record(league, match_id)
+    listing = (site / "matches" / "all" / "index.html").read_text("utf-8")
+    assert match_path(match_id) in listing and "not rendered" not in listing
+    assert not (site / match_path(match_id)).exists()
+    server = make_server(site, "127.0.0.1", 0, lambda: League.open(folder, read_only=True))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        with urllib.request.urlopen(base + match_path(match_id), timeout=30) as reply:
+            assert reply.read().decode() == expected
+        assert (site / match_path(match_id)).read_text("utf-8") == expected  # kept
+        with urllib.request.urlopen(base + record_path(match_id), timeout=30) as reply:
+            assert reply.read() == record
+        for missing in ("matches/m/nope.html", "matches/m/x%3Cb%3E.html"):
+            with pytest.raises(urllib.error.HTTPError) as error:
+                urllib.request.urlopen(base + missing, timeout=30)
+            assert error.value.code == 404
+            error.value.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
