@@ -405,7 +405,7 @@ class Site(Pages):
             chunk.clear()
 
         with self.pool() if render else contextlib.nullcontext() as pool:
-            for m in reader.results_after(watermark):
+            for m in reader.results_after(watermark, actions=render):
                 chunk.append(m)
                 count += 1
                 if len(chunk) >= CHUNK:

@@ -19,6 +19,7 @@ import pytest
 
 from arena.games import GAMES
 from arena.league.core import League
+from arena.league.store import pack_record, unpack_head
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site, match_page, match_record
 from arena.site.build import TEMPLATES, MatchPages
@@ -253,3 +254,15 @@ def test_serve_renders_a_match_page_when_it_is_asked_for(tmp_path: Path) -> None
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def test_a_record_read_without_its_actions_is_the_rest_of_it() -> None:
+    record = take5_record(1)
+    record["debug"] = [[1, 0, '],"debug":[], "result": {}}'], [2, 1, HOSTILE_NOTE]]
+    rest = {k: v for k, v in record.items() if k != "actions"}
+    packed = pack_record(record)
+    assert unpack_head(packed.body) == rest
+    assert unpack_head(json.dumps(record)) == rest  # a record stored as plain JSON text
+    assert unpack_head(json.dumps(record).encode()) == rest
+    del record["debug"], rest["debug"]  # no key after the actions to find: decoded whole
+    assert unpack_head(pack_record(record).body) == rest
