@@ -7,10 +7,15 @@ audience; the move that led to it; and the bots' debug notes and faults attached
 they happened.
 
 To keep long games small, the omniscient view is stored as a patch against itself one frame
-earlier: a list of ``[path, value]`` replacements (see :func:`diff`). A seat's view is stored as
-the patch from the omniscient view of the same frame with the other seats' private zones hidden
-(:func:`~arena.site.tables.mask`), which is empty whenever the seat's own view shows the same.
-The viewer (``templates/static/viewer.js``) decodes both the same way as :func:`decode`. :func:`embed_json` makes the JSON safe inside ``<script type="application/json">``.
+earlier (:func:`diff`: replacements, and splices of lists, so a hand that gains a card stores
+that card). A seat's view is the omniscient view of the same frame with the other seats' private
+zones hidden (:func:`~arena.site.tables.mask`), patched only at the frames where the seat's own
+table differs; for a drawing whose seat tables are always that
+(:attr:`~arena.site.tables.Drawing.masked_views`: Ten, Phase 10) no observation is drawn at all.
+In the page (:func:`pack`) each distinct path and text is stored once, and past
+:data:`PACKED_OVER` the whole is compressed with bzip2 and base64-encoded inside a JSON string;
+``<`` never appears. The viewer (``templates/static/viewer.js``, with ``static/bzip2.js``)
+undoes it and decodes the frames as :func:`decode` does.
 """
 
 from __future__ import annotations
