@@ -16,7 +16,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.games import GAMES
 from arena.league.core import League
 from arena.league.store import pack_record, unpack_head
@@ -266,3 +268,19 @@ def test_a_record_read_without_its_actions_is_the_rest_of_it() -> None:
     assert unpack_head(json.dumps(record).encode()) == rest
     del record["debug"], rest["debug"]  # no key after the actions to find: decoded whole
     assert unpack_head(pack_record(record).body) == rest
+
+
+def test_leaderboard_renders_the_match_pages_asked_for(tmp_path: Path) -> None:
+    folder = make_league(tmp_path / "league", games=["take5"], batches=1, tables=2, twice=False)
+    out = tmp_path / "out"
+    runner = CliRunner()
+    none = runner.invoke(main, ["leaderboard", str(folder), "--out", str(out), "--matches", "none"])
+    assert none.exit_code == 0, none.output
+    assert "2 new matches, 0 match pages (none)" in none.output
+    assert not list((out / "matches" / "m").glob("*.html"))
+    every = runner.invoke(main, ["leaderboard", str(folder), "--out", str(out), "--matches", "all"])
+    assert every.exit_code == 0, every.output
+    assert "0 new matches, 2 match pages (all)" in every.output
+    assert len(list((out / "matches" / "m").glob("*.html"))) == 2
+    wrong = runner.invoke(main, ["leaderboard", str(folder), "--matches", "some"])
+    assert wrong.exit_code == 2
