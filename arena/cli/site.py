@@ -15,6 +15,7 @@ from arena.cli.common import WORKERS, league_path, open_league
 from arena.league.config import MAX_SECONDS
 from arena.runtime.sandbox import protect
 from arena.site import build_site
+from arena.site.build import MatchPages
 from arena.terminal import Seconds, describe_os_error
 
 
@@ -48,8 +49,18 @@ def default_out(name: str) -> Path:
     show_default=True,
     help="Processes rendering match pages.",
 )
+@click.option(
+    "--matches",
+    type=click.Choice([m.value for m in MatchPages]),
+    default=MatchPages.RECENT.value,
+    show_default=True,
+    help="Which match pages to render: all, the recent ones the front pages list, or none "
+    "(`arena serve` renders any match page when it is asked for).",
+)
 @click.option("--quiet", is_flag=True, help="No progress line.")
-def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bool) -> None:
+def leaderboard(
+    name: str, out: Path | None, full: bool, workers: int, matches: str, quiet: bool
+) -> None:
     """Render league L's leaderboard site (static HTML; works from file://)."""
     target = out or default_out(name)
 
@@ -59,7 +70,14 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
 
     with open_league(name, read_only=True) as lg:
         try:
-            report = build_site(lg, target, full=full, progress=progress, workers=workers)
+            report = build_site(
+                lg,
+                target,
+                full=full,
+                progress=progress,
+                workers=workers,
+                matches=MatchPages(matches),
+            )
             private_default(out, target)
         except OSError as exc:
             raise click.ClickException(
@@ -69,9 +87,9 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
     if not quiet and report.new_matches:
         click.echo("", err=True)
     click.echo(
-        f"{'rendered' if report.full else 'updated'} {target}: {report.new_matches} new match"
-        f" pages, {report.pages} pages written in {report.seconds:.1f}s;"
-        f" open {target / 'index.html'}"
+        f"{'rendered' if report.full else 'updated'} {target}: {report.new_matches} new"
+        f" matches, {report.match_pages} match pages ({matches}), {report.pages} pages written"
+        f" in {report.seconds:.1f}s; open {target / 'index.html'}"
     )
 
 
@@ -93,8 +111,17 @@ def leaderboard(name: str, out: Path | None, full: bool, workers: int, quiet: bo
     show_default=True,
     help="Seconds between checks for new results.",
 )
-def serve(name: str, out: Path | None, host: str, port: int, interval: float) -> None:
-    """Serve league L's site locally and re-render it when results change."""
+@click.option(
+    "--matches",
+    type=click.Choice([m.value for m in MatchPages]),
+    default=MatchPages.NONE.value,
+    show_default=True,
+    help="Which match pages to render as results arrive; any other is rendered when it is "
+    "asked for.",
+)
+def serve(name: str, out: Path | None, host: str, port: int, interval: float, matches: str) -> None:
+    """Serve league L's site locally and re-render it when results change (match pages are
+    rendered when they are asked for)."""
     from arena.site.serve import serve_site
 
     target = out or default_out(name)
@@ -109,14 +136,26 @@ def serve(name: str, out: Path | None, host: str, port: int, interval: float) ->
         click.echo(f"\r{n} match pages", nl=False, err=True)
 
     with open_league(name, read_only=True) as lg:
-        report = build_site(lg, target, progress=progress)
+        report = build_site(
+            lg,
+            target,
+            progress=progress,
+            matches=MatchPages(matches),
+            link_all=matches != MatchPages.ALL,
+        )
     if report.new_matches:
         click.echo("", err=True)
     private_default(out, target)
     click.echo(f"site in {target} ({report.pages} pages written in {report.seconds:.1f}s)")
     try:
         serve_site(
-            lambda: open_league(name, read_only=True), target, host, port, interval, sys.stderr
+            lambda: open_league(name, read_only=True),
+            target,
+            host,
+            port,
+            interval,
+            sys.stderr,
+            MatchPages(matches),
         )
     except OSError as exc:
         raise click.ClickException(

@@ -334,6 +334,31 @@ def unpack_record(stored: bytes | str) -> Any:
     return orjson.loads(stored)
 
 
+_AFTER_ACTIONS = b'],"debug":'
+
+
+def unpack_head(stored: bytes | str) -> Any:
+    """A stored record without its ``actions``, for a reader of everything else (a record's
+    actions are nearly all of it: a long Phase 10 game has 10,000). Records written by
+    :func:`pack_record` have their keys sorted, ``actions`` first, so the rest is parsed from
+    where the actions end; any other record is decoded whole and its actions dropped."""
+    if isinstance(stored, bytes) and stored[:1] not in (b"{", b"[", b" ", b"\n"):
+        stored = zlib.decompress(stored)
+    raw = stored.encode() if isinstance(stored, str) else stored
+    end = raw.find(_AFTER_ACTIONS) if raw.startswith(b'{"actions":[') else -1
+    if end > 0:
+        try:
+            head = orjson.loads(b"{" + raw[end + 2 :])
+        except orjson.JSONDecodeError:
+            head = None
+        if isinstance(head, dict) and "result" in head:
+            return head
+    record = orjson.loads(raw)
+    if isinstance(record, dict):
+        record.pop("actions", None)
+    return record
+
+
 def dumps(value: JSON) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
@@ -592,9 +617,11 @@ class StoreReader:
         """The row number of the latest stored result (0: none); see :meth:`results_after`."""
         return int(self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM results").fetchone()[0])
 
-    def results_after(self, row: int) -> Iterator[StoredMatch]:
+    def results_after(self, row: int, actions: bool = True) -> Iterator[StoredMatch]:
         """Every result stored after row ``row``, oldest first (streamed): what a reader that
-        remembers the last row it saw has not seen yet."""
+        remembers the last row it saw has not seen yet. Without ``actions``, each record
+        lacks them (:func:`unpack_head`: a fraction of the time)."""
+        unpack = unpack_record if actions else unpack_head
         cursor = self.db.execute(
             "SELECT r.rowid, s.match_id, s.batch, s.ordinal, s.game, s.bots, r.finished_at,"
             " r.record FROM results r JOIN schedule s USING (match_id)"
@@ -610,8 +637,39 @@ class StoreReader:
                 game,
                 tuple(orjson.loads(bots)),
                 finished_at,
-                unpack_record(record),
+                unpack(record),
             )
+
+    def result(self, match_id: str) -> StoredMatch | None:
+        """The stored result of one match, by id (None if it has none): a page rendered on
+        demand."""
+        row = self.db.execute(
+            "SELECT r.rowid, s.match_id, s.batch, s.ordinal, s.game, s.bots, r.finished_at,"
+            " r.record FROM results r JOIN schedule s USING (match_id) WHERE r.match_id = ?",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        rowid, match_id, batch, ordinal, game, bots, finished_at, record = row
+        return StoredMatch(
+            rowid,
+            match_id,
+            batch,
+            ordinal,
+            game,
+            tuple(orjson.loads(bots)),
+            finished_at,
+            unpack_record(record),
+        )
+
+    def first_result(self) -> tuple[str, str] | None:
+        """The id and finish time of the first result stored (None before any): with the
+        entrants, what tells one league from another wherever its folder is (the site's
+        cache is kept for the same league copied or moved, not for another one)."""
+        row = self.db.execute(
+            "SELECT match_id, finished_at FROM results ORDER BY rowid LIMIT 1"
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
 
     def last_finished(self) -> str:
         """When the latest result was stored ("" if none is)."""

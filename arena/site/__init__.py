@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from arena.site.build import BuildReport, build_site
+from arena.site.build import BuildReport, build_site, match_page, match_record
 
-__all__ = ["BuildReport", "build_site"]
+__all__ = ["BuildReport", "build_site", "match_page", "match_record"]

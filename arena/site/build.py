@@ -8,13 +8,16 @@ the new matches landed on.
 
 from __future__ import annotations
 
+import contextlib
+import enum
+import functools
 import hashlib
 import itertools
 import multiprocessing
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +34,12 @@ from arena.league.core import League
 from arena.league.rating import LeagueRatings, Standing, overall
 from arena.league.store import Entrant, EntrantStatus, StoredMatch, StoreReader
 from arena.site.cache import CACHE_FILE, VERSION, MatchList, MatchRow, SiteCache, Tally
-from arena.site.frames import build_viewer, embed_json
+from arena.site.frames import build_viewer, embed_json, pack
 from arena.site.pages import (
     TREND_BATCHES,
     BotRef,
     GameTable,
+    MatchLine,
     Opponent,
     bot_path,
     chart,
@@ -61,13 +65,27 @@ from arena.site.pages import (
 TEMPLATES = resources.templates()
 """Packaged with the wheel, or the repository's templates/ in a checkout (arena/resources.py)."""
 SEEDS = resources.seeds()
-STATIC = ("site.css", "viewer.js", "tables.js", "search.js")
+STATIC = ("site.css", "viewer.js", "bzip2.js", "tables.js", "search.js")
 PAGE_SIZE = 100
 SEARCH_CHUNK = 1000
 """Matches to a file of the search index (matches/search/chunk-K.js): a build rewrites only
 the chunks new matches landed in."""
 CHUNK = 500
 RECENT = 20
+
+
+class MatchPages(enum.StrEnum):
+    """Which match pages a build renders (the site's other pages are always brought up to
+    date). A page not rendered is shown in the lists without a link; ``arena serve`` renders
+    any match page when it is asked for."""
+
+    ALL = "all"
+    """Every match's page (a long Phase 10 game takes a few hundred milliseconds)."""
+    RECENT = "recent"
+    """The pages of the matches the front pages list: the latest of the league, of each game
+    and of each bot (:data:`RECENT` of each)."""
+    NONE = "none"
+    """No match page."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,8 @@ class BuildReport:
     rated_batches: int
     seconds: float
     full: bool
+    match_pages: int = 0
+    """Match pages rendered (all of the new matches', or some: :class:`MatchPages`)."""
 
 
 def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
@@ -93,6 +113,7 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     env.filters["signed"] = lambda v, d=2: "–" if v is None else f"{v:+.{d}f}"
     env.filters["pct"] = lambda v: f"{100 * v:.1f}%"
     env.filters["json_script"] = lambda v: Markup(embed_json(v))
+    env.filters["replay_script"] = lambda v: Markup(pack(v))
     env.filters["zip_seats"] = lambda ranks: sorted((r, s) for s, r in enumerate(ranks))
     env.globals.update(
         bot_path=bot_path,
@@ -104,6 +125,13 @@ def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
         trend_batches=TREND_BATCHES,
     )
     return env
+
+
+@functools.lru_cache(maxsize=4)
+def shared_environment(templates: Path) -> jinja2.Environment:
+    """One :func:`environment` per templates folder in a process, so its compiled templates
+    are reused by every page (a server renders match pages one at a time)."""
+    return environment(templates)
 
 
 def fingerprint(league: League, templates: Path) -> str:
@@ -120,9 +148,20 @@ def fingerprint(league: League, templates: Path) -> str:
             digest.update(path.relative_to(base).as_posix().encode() + b"\0")
             digest.update(path.read_bytes())
     return (
-        f"{VERSION}|{league.folder.resolve()}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}"
+        f"{VERSION}|{league_identity(league)}|{r.mu}|{r.sigma}|{r.beta}|{r.tau}"
         f"|{r.draw_probability}|{carry}|{digest.hexdigest()[:16]}"
     )
+
+
+def league_identity(league: League) -> str:
+    """What tells this league from another, wherever its folder is: its seed, its first
+    entrant and its first stored result (a league copied or moved keeps its site's cache, a
+    different league rendered into the same folder starts over). Before the first result the
+    site has no match pages to lose."""
+    first = league.entrants()[:1]
+    entrant = [(e.id, e.name, e.version, e.submitted_at) for e in first]
+    data = [league.config.seed, entrant, league.store.first_result()]
+    return hashlib.sha256(orjson.dumps(data)).hexdigest()[:16]
 
 
 class Pages:
@@ -133,16 +172,22 @@ class Pages:
     ) -> None:
         self.out = out
         self.templates = templates
-        self.env = environment(templates)
+        self.env = shared_environment(templates)
         self.bots = bots
         self.games = games
         self.pages = 0
 
-    def write(self, path: str, template: str, **context: Any) -> None:
+    def render(self, path: str, template: str, **context: Any) -> str:
+        """The page at ``path`` (relative to the site's root, which its links climb to)."""
         depth = path.count("/")
-        html = self.env.get_template(template).render(
+        return self.env.get_template(template).render(
             root="../" * depth, path=path, games=self.games, **context
         )
+
+    def write(self, path: str, template: str, **context: Any) -> None:
+        self.write_html(path, self.render(path, template, **context))
+
+    def write_html(self, path: str, html: str) -> None:
         target = self.out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".part")
@@ -162,6 +207,13 @@ class Pages:
         return [self.bots.get(b, unknown_bot(b)).name for b in bots]
 
     def match_page(self, m: StoredMatch) -> None:
+        """Write the match's page and its record beside it."""
+        html = self.render_match(m)
+        self.write_record(m)
+        self.write_html(match_path(m.match_id), html)
+
+    def render_match(self, m: StoredMatch) -> str:
+        """The HTML of the match's page (its links relative to :func:`match_path`)."""
         record = m.record
         seats = []
         faulted = {f["seat"]: f for f in record.get("faults", [])}
@@ -181,8 +233,7 @@ class Pages:
                 }
             )
         viewer = build_viewer(record, self.names(m.bots))
-        self.write_record(m)
-        self.write(
+        return self.render(
             match_path(m.match_id),
             "match.html",
             match=m,
@@ -222,14 +273,88 @@ class Site(Pages):
     """One build of one league's site into ``out``."""
 
     def __init__(
-        self, league: League, out: Path, templates: Path = TEMPLATES, workers: int = 1
+        self,
+        league: League,
+        out: Path,
+        templates: Path = TEMPLATES,
+        workers: int = 1,
+        link_all: bool = False,
     ) -> None:
         self.league = league
         self.entrants: list[Entrant] = league.entrants()
         super().__init__(out, templates, refs(self.entrants), [g.name for g in league.config.games])
         self.workers = workers
+        self.link_all = link_all
+        self.match_pages = 0
+
+    def linked(self, match_id: str) -> bool:
+        """Whether a list may link to the match's page: it is on disk (or, for a site a
+        server renders on demand, always)."""
+        return self.link_all or (self.out / match_path(match_id)).is_file()
+
+    def lines(self, rows: Sequence[MatchRow]) -> list[MatchLine]:
+        return match_lines(rows, self.bots, self.linked)
+
+    def game_recent(self, cache: SiteCache, game: str) -> list[MatchRow]:
+        """The latest matches of ``game``, oldest first."""
+        size = cache.list_size(MatchList.GAME, game)
+        return cache.list_page(MatchList.GAME, game, max(0, size - RECENT), RECENT)
+
+    def front_matches(self, cache: SiteCache, reader: StoreReader) -> list[str]:
+        """The matches the front pages list (:attr:`MatchPages.RECENT`): the latest ones and
+        the bots' latest faults."""
+        rows = cache.recent(RECENT)
+        for game in self.games:
+            rows += self.game_recent(cache, game)
+        for bot in self.bots:
+            rows += cache.recent(RECENT, bot)
+        ids = [r.match_id for r in sorted({r.seq: r for r in rows}.values(), key=seq)]
+        faults = [f.match_id for bot in self.bots for f in reader.faults_of(bot)]
+        return list(dict.fromkeys(ids + faults))
+
+    def render_missing(
+        self, ids: Iterable[str], reader: StoreReader, progress: Callable[[int], None] | None
+    ) -> int:
+        """Render the pages of the matches ``ids`` that have none on disk; how many."""
+        count = 0
+        chunk: list[StoredMatch] = []
+        with self.pool() as pool:
+            for match_id in ids:
+                if (self.out / match_path(match_id)).is_file():
+                    continue
+                m = reader.result(match_id)
+                if m is None:
+                    continue
+                chunk.append(m)
+                count += 1
+                if len(chunk) >= CHUNK:
+                    self.render_matches(chunk, pool)
+                    chunk.clear()
+                    if progress:
+                        progress(count)
+            if chunk:
+                self.render_matches(chunk, pool)
+        return count
+
+    @contextlib.contextmanager
+    def pool(self) -> Iterator[Executor | None]:
+        """Processes rendering match pages (none: in this one), shut down on leaving."""
+        if self.workers <= 1:
+            yield None
+            return
+        pool = ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_start_worker,
+            initargs=(self.out, self.templates, self.bots, self.games),
+        )
+        try:
+            yield pool
+        finally:
+            pool.shutdown()
 
     def render_matches(self, chunk: Sequence[StoredMatch], pool: Executor | None) -> None:
+        self.match_pages += len(chunk)
         if pool is None:
             for m in chunk:
                 self.match_page(m)
@@ -237,15 +362,21 @@ class Site(Pages):
             self.pages += sum(pool.map(_render_match, chunk, chunksize=8))
 
     def ingest(
-        self, cache: SiteCache, reader: StoreReader, progress: Callable[[int], None] | None
+        self,
+        cache: SiteCache,
+        reader: StoreReader,
+        progress: Callable[[int], None] | None,
+        render: bool = True,
     ) -> int:
-        """Render the match pages of every result stored since the last build."""
+        """Take in every result stored since the last build (and, with ``render``, render
+        their match pages)."""
         watermark = int(cache.get("store_row", "0"))
         count = 0
         chunk: list[StoredMatch] = []
 
         def flush() -> None:
-            self.render_matches(chunk, pool)
+            if render:
+                self.render_matches(chunk, pool)
             tally = Tally.empty()
             with cache.transaction():
                 for m in chunk:
@@ -273,16 +404,8 @@ class Site(Pages):
                 cache.put("store_row", str(chunk[-1].row))
             chunk.clear()
 
-        pool: Executor | None = None
-        if self.workers > 1:
-            pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("fork"),
-                initializer=_start_worker,
-                initargs=(self.out, self.templates, self.bots, self.games),
-            )
-        try:
-            for m in reader.results_after(watermark):
+        with self.pool() if render else contextlib.nullcontext() as pool:
+            for m in reader.results_after(watermark, actions=render):
                 chunk.append(m)
                 count += 1
                 if len(chunk) >= CHUNK:
@@ -291,9 +414,6 @@ class Site(Pages):
                         progress(count)
             if chunk:
                 flush()
-        finally:
-            if pool is not None:
-                pool.shutdown()
         return count
 
     # -- rating history -------------------------------------------------------------------
@@ -358,7 +478,7 @@ class Site(Pages):
         last = reader.last_finished()
         played = cache.match_count()
         planned = self.league.store.planned_matches()
-        recent = match_lines(cache.recent(RECENT), self.bots)
+        recent = self.lines(cache.recent(RECENT))
         suspended = [b for b in self.bots.values() if b.status == EntrantStatus.SUSPENDED]
         self.write(
             "index.html",
@@ -403,15 +523,7 @@ class Site(Pages):
             matrix=head_to_head(
                 cache.game_pairs(table.game), [r.bot.id for r in table.rows], self.bots
             ),
-            recent=match_lines(
-                cache.list_page(
-                    MatchList.GAME,
-                    table.game,
-                    max(0, cache.list_size(MatchList.GAME, table.game) - RECENT),
-                    RECENT,
-                )[::-1],
-                self.bots,
-            ),
+            recent=self.lines(self.game_recent(cache, table.game)[::-1]),
             list_path=f"matches/{list_slug(MatchList.GAME, table.game)}/index.html",
         )
 
@@ -471,8 +583,9 @@ class Site(Pages):
             solos=solos,
             charts=charts,
             opponents=opponents,
-            recent=match_lines(cache.recent(RECENT, bot.id), self.bots),
+            recent=self.lines(cache.recent(RECENT, bot.id)),
             faults=reader.faults_of(bot.id),
+            linked=self.linked,
             fault_kinds=reader.fault_kinds(bot.id),
             usage=usage_rows(cache.usage(bot.id)),
             versions=versions,
@@ -533,12 +646,16 @@ class Site(Pages):
             "matches.html",
             title=heading,
             heading=heading,
-            lines=match_lines(rows[::-1], self.bots),
+            lines=self.lines(rows[::-1]),
             page=page + 1,
             pages=pages,
             folder=folder,
             is_index=is_index,
         )
+
+
+def seq(row: MatchRow) -> int:
+    return row.seq
 
 
 def write_script(path: Path, call: str, value: JSON) -> None:
@@ -557,6 +674,28 @@ def list_slug(kind: MatchList, key: str | int | None) -> str:
     return f"{kind}-{slug(str(key))}"
 
 
+def match_page(league: League, match_id: str, templates: Path = TEMPLATES) -> str:
+    """The HTML of one match's page, rendered from the league's store on demand: the same page
+    :func:`build_site` writes at ``matches/m/ID.html`` (:func:`~arena.site.pages.match_path`),
+    its links relative to that place (``../../static/viewer.js``). Raises :class:`KeyError`
+    for a match with no stored result."""
+    m = league.store.result(match_id)
+    if m is None:
+        raise KeyError(match_id)
+    games = [g.name for g in league.config.games]
+    return Pages(Path("."), templates, refs(league.entrants()), games).render_match(m)
+
+
+def match_record(league: League, match_id: str) -> bytes:
+    """One match's stored record as JSON, the file the page offers for download
+    (``matches/m/ID.json``, :func:`~arena.site.pages.record_path`). Raises :class:`KeyError`
+    for a match with no stored result."""
+    m = league.store.result(match_id)
+    if m is None:
+        raise KeyError(match_id)
+    return orjson.dumps(m.record)
+
+
 def build_site(
     league: League,
     out: Path,
@@ -565,12 +704,16 @@ def build_site(
     templates: Path = TEMPLATES,
     progress: Callable[[int], None] | None = None,
     workers: int = 1,
+    matches: MatchPages = MatchPages.ALL,
+    link_all: bool = False,
 ) -> BuildReport:
-    """Render (or bring up to date) the site of ``league`` in ``out``; match pages are rendered
-    by ``workers`` processes (1: in this one)."""
+    """Render (or bring up to date) the site of ``league`` in ``out``; the match pages that
+    ``matches`` asks for are rendered by ``workers`` processes (1: in this one). Lists link
+    the match pages on disk, or with ``link_all`` every one (a server renders the others when
+    asked: :func:`match_page`)."""
     began = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    site = Site(league, out, templates, workers)
+    site = Site(league, out, templates, workers, link_all)
     with SiteCache.open(out) as cache, StoreReader.open(league.store.path) as reader:
         stamp = fingerprint(league, templates)
         stale = (
@@ -582,11 +725,36 @@ def build_site(
             shutil.rmtree(out / "matches", ignore_errors=True)
             cache.put("fingerprint", stamp)
         site.copy_static()
-        sizes_before = site.list_sizes(cache)
-        new = site.ingest(cache, reader, progress)
+        before = MatchPages(cache.get("match_pages", MatchPages.ALL))
+        links = "all" if link_all else "rendered"
+        if before != matches or cache.get("links", links) != links:
+            # Other pages than the new matches' may be rendered now, or links shown: every
+            # list page is written again.
+            sizes_before: Mapping[tuple[str, str], int] = {}
+        else:
+            sizes_before = site.list_sizes(cache)
+        new = site.ingest(cache, reader, progress, render=matches == MatchPages.ALL)
+        if matches == MatchPages.ALL and before != MatchPages.ALL:
+            rows = cache.list_rows(MatchList.ALL, None, 0)
+            site.render_missing((r.match_id for r in rows), reader, progress)
+        elif matches == MatchPages.RECENT:
+            site.render_missing(site.front_matches(cache, reader), reader, None)
+        cache.put("match_pages", matches.value)
+        cache.put("links", links)
         rated = site.advance_history(cache)
         site.summary_pages(cache, reader, sizes_before)
-    return BuildReport(new, site.pages, rated, time.monotonic() - began, full or stale)
+    return BuildReport(
+        new, site.pages, rated, time.monotonic() - began, full or stale, site.match_pages
+    )
 
 
-__all__ = ["CACHE_FILE", "BuildReport", "MatchRow", "build_site", "environment"]
+__all__ = [
+    "CACHE_FILE",
+    "BuildReport",
+    "MatchPages",
+    "MatchRow",
+    "build_site",
+    "environment",
+    "match_page",
+    "match_record",
+]

@@ -7,36 +7,49 @@ audience; the move that led to it; and the bots' debug notes and faults attached
 they happened.
 
 To keep long games small, the omniscient view is stored as a patch against itself one frame
-earlier: a list of ``[path, value]`` replacements (see :func:`diff`). A seat's view is stored as
-the patch from the omniscient view of the same frame with the other seats' private zones hidden
-(:func:`~arena.site.tables.mask`), which is empty whenever the seat's own view shows the same.
-The viewer (``templates/static/viewer.js``) decodes both the same way as :func:`decode`. :func:`embed_json` makes the JSON safe inside ``<script type="application/json">``.
+earlier (:func:`diff`: replacements, and splices of lists, so a hand that gains a card stores
+that card). A seat's view is the omniscient view of the same frame with the other seats' private
+zones hidden (:func:`~arena.site.tables.mask`), patched only at the frames where the seat's own
+table differs; for a drawing whose seat tables are always that
+(:attr:`~arena.site.tables.Drawing.masked_views`: Ten, Phase 10) no observation is drawn at all.
+In the page (:func:`pack`) each distinct path and text is stored once, and past
+:data:`PACKED_OVER` the whole is compressed with bzip2 and base64-encoded inside a JSON string;
+``<`` never appears. The viewer (``templates/static/viewer.js``, with ``static/bzip2.js``)
+undoes it and decodes the frames as :func:`decode` does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import base64
+import bz2
+import contextlib
+import gc
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from arena import boards
-from arena.games import JSON, GameError, get_game
+from arena.games import JSON, GameError, State, get_game
 from arena.replay import Replay
 from arena.site.tables import drawing, mask
 
 Patch = list[list[Any]]
+"""Operations, outermost first: ``[path, value]`` replaces what is at ``path`` (``[]``: the
+root); ``[path, start, count, items]`` splices the list at ``path`` (a line of cards, a fact,
+the zones): its ``count`` members from ``start`` give way to ``items``."""
 
 
 def diff(
     before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | None = None
 ) -> Patch:
-    """The replacements that turn ``before`` into ``after``: ``[path, value]``, outermost first.
+    """The operations that turn ``before`` into ``after`` (see :data:`Patch`).
 
     Dicts with the same keys, and lists of the same length whose members are dicts or lists, are
-    compared member by member; anything else that differs (a line of cards, a fact) is replaced
-    whole. ``[[], value]`` replaces the root.
+    compared member by member; other lists are spliced where they differ (a hand that gained
+    one card is stored as that card, a zone laid on the table as that zone); anything else
+    that differs is replaced whole.
     """
     path = [] if path is None else path
     out = [] if out is None else out
@@ -52,31 +65,48 @@ def _diff(before: JSON, after: JSON, path: list[Any], out: Patch) -> None:
             a = before[key]
             if a is not b and a != b:
                 _diff(a, b, [*path, key], out)
-    elif (
-        isinstance(before, list)
-        and isinstance(after, list)
-        and len(before) == len(after)
-        and isinstance(after[0], dict | list)
-    ):
-        for i, (a, b) in enumerate(zip(before, after, strict=True)):
-            if a is not b and a != b:
-                _diff(a, b, [*path, i], out)
+    elif isinstance(before, list) and isinstance(after, list):
+        if len(before) == len(after) and isinstance(after[0], dict | list):
+            for i, (a, b) in enumerate(zip(before, after, strict=True)):
+                if a is not b and a != b:
+                    _diff(a, b, [*path, i], out)
+        else:
+            out.append(splice(before, after, path))
     else:
         out.append([path, after])
 
 
+def splice(before: list[Any], after: list[Any], path: list[Any]) -> list[Any]:
+    """The splice that turns one list into the other: what lies between their common start
+    and their common end."""
+    start, limit = 0, min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    return [path, start, len(before) - start - end, after[start : len(after) - end]]
+
+
 def patch(value: JSON, changes: Patch) -> JSON:
-    """Apply :func:`diff`'s replacements (a copy along each path; the input is not changed)."""
-    for path, new in changes:
-        if not path:
-            value = new
+    """Apply :func:`diff`'s operations (a copy along each path; the input is not changed)."""
+    for op in changes:
+        path = op[0]
+        if not path and len(op) == 2:
+            value = op[1]
             continue
         root = copy_shallow(value)
         node = root
         for key in path[:-1]:
             node[key] = copy_shallow(node[key])
             node = node[key]
-        node[path[-1]] = new
+        if len(op) == 2:
+            node[path[-1]] = op[1]
+        elif path:
+            start, count, items = op[1], op[2], op[3]
+            node[path[-1]] = [*node[path[-1]][:start], *items, *node[path[-1]][start + count :]]
+        else:
+            root = [*root[: op[1]], *op[3], *root[op[1] + op[2] :]]
         value = root
     return value
 
@@ -97,10 +127,10 @@ def decode(data: Mapping[str, JSON]) -> tuple[list[JSON], list[list[JSON]]]:
     for p in data["omni"]:
         value = patch(value, p)
         omni.append(value)
-    seats = [
-        [patch(mask(omni[i], s), p) for i, p in enumerate(frames)]
-        for s, frames in enumerate(data["seats"])
-    ]
+    seats = []
+    for s, changes in enumerate(data["seats"]):
+        at = dict(changes)
+        seats.append([patch(mask(table, s), at.get(i, [])) for i, table in enumerate(omni)])
     return omni, seats
 
 
@@ -108,6 +138,69 @@ def embed_json(value: JSON) -> str:
     """JSON for a ``<script type="application/json">`` block: every ``<`` written ``\\u003c``,
     so no string (a bot's debug note, a name) can close the script or open a comment."""
     return orjson.dumps(value).decode().replace("<", "\\u003c")
+
+
+PACKED_OVER = 32 * 1024
+"""Viewer data longer than this (as JSON) is embedded compressed (:func:`pack`)."""
+
+
+def intern(data: Mapping[str, JSON]) -> dict[str, JSON]:
+    """The viewer's data with each distinct path of a patch and each distinct text of an event
+    or a move stored once, in ``paths`` and ``texts``, and named by its index where it was
+    (a long game repeats a few dozen paths and a few thousand texts many thousand times)."""
+    paths: dict[tuple[Any, ...], int] = {}
+    texts: dict[str, int] = {}
+
+    def ops(changes: Patch) -> Patch:
+        return [[paths.setdefault(tuple(op[0]), len(paths)), *op[1:]] for op in changes]
+
+    def text(value: str) -> int:
+        return texts.setdefault(value, len(texts))
+
+    out = dict(data)
+    out["omni"] = [ops(p) for p in data["omni"]]
+    out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
+    out["events"] = [[[aud, text(t)] for aud, t in step] for step in data["events"]]
+    out["moves"] = [None if m is None else [m[0], text(m[1]), *m[2:]] for m in data["moves"]]
+    out["paths"] = [list(p) for p in paths]
+    out["texts"] = list(texts)
+    return out
+
+
+def unintern(data: Mapping[str, JSON]) -> dict[str, JSON]:
+    """:func:`intern` undone (what the viewer does first; for tests)."""
+    paths, texts = data["paths"], data["texts"]
+
+    def ops(changes: Patch) -> Patch:
+        return [[paths[op[0]], *op[1:]] for op in changes]
+
+    out = {k: v for k, v in data.items() if k not in ("paths", "texts")}
+    out["omni"] = [ops(p) for p in data["omni"]]
+    out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
+    out["events"] = [[[aud, texts[t]] for aud, t in step] for step in data["events"]]
+    out["moves"] = [None if m is None else [m[0], texts[m[1]], *m[2:]] for m in data["moves"]]
+    return out
+
+
+def pack(data: Mapping[str, JSON]) -> str:
+    """The viewer's data as the text of its ``<script type="application/json">`` block:
+    :func:`intern`-ed, as JSON; past :data:`PACKED_OVER` bytes, one JSON string instead, the
+    base64 of that JSON compressed with bzip2, which ``templates/static/bzip2.js`` undoes (the
+    longest Phase 10 game of random players, six seats: 3 MB of JSON, 1.2 MB interned, 82 KiB
+    with bzip2 against 150 KiB deflated at level 9, what a browser could inflate by itself)."""
+    with collector_paused():
+        text = orjson.dumps(intern(data))
+    if len(text) > PACKED_OVER:
+        text = orjson.dumps(base64.b64encode(bz2.compress(text, 9)).decode())
+    return text.decode().replace("<", "\\u003c")
+
+
+def unpack(text: str) -> dict[str, JSON]:
+    """:func:`pack` undone: the viewer's data from its script block (for tests)."""
+    value = orjson.loads(text)
+    if isinstance(value, str):
+        value = orjson.loads(bz2.decompress(base64.b64decode(value)))
+    return unintern(value)
 
 
 @dataclass(frozen=True)
@@ -125,11 +218,35 @@ def action_text(action: JSON) -> str:
     return orjson.dumps(action, option=orjson.OPT_SORT_KEYS).decode()
 
 
+class LazyView(Mapping[str, JSON]):
+    """A seat's observation, taken from the state when first read: most moves are put in words
+    without it (a Phase 10 draw or discard), and an observation costs as much as a step."""
+
+    def __init__(self, state: State, seat: int) -> None:
+        self.state = state
+        self.seat = seat
+        self.view: Mapping[str, JSON] | None = None
+
+    def _get(self) -> Mapping[str, JSON]:
+        if self.view is None:
+            self.view = self.state.observation(self.seat)
+        return self.view
+
+    def __getitem__(self, key: str) -> JSON:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
 def action_words(game: str, view: JSON, action: JSON) -> str:
     """An action in words, from the acting seat's observation just before it: the game's own
     drawing's words (Ten), else the human seat's (:func:`arena.boards.action_text`)."""
     words = drawing(game).words
-    if isinstance(view, dict):
+    if isinstance(view, Mapping):
         if words is None:
             return boards.action_text(game, view, action)
         try:
@@ -139,8 +256,27 @@ def action_words(game: str, view: JSON, action: JSON) -> str:
     return action_text(action)
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused: building a long game's frames allocates millions of
+    small lists and dicts (none in a cycle), and each full collection walks all of them (a
+    third of the time of a long Phase 10 game's page)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     """Replay ``record`` (a stored match record) into the viewer's data."""
+    with collector_paused():
+        return _build_viewer(record, names)
+
+
+def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     game = record["game"]
     actions = [(int(seat), action) for seat, action in record["actions"]]
     seats = len(record["seats"])
@@ -154,12 +290,17 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     draw = art.table
     describe = spec.state_class.describe
     fallback = set(record.get("fallback_steps", []))
+    # A drawing whose seat tables are its omniscient table masked (Drawing.masked_views, tested
+    # step by step) needs no observation drawn: only the acting seat's, for its move in words.
+    masked = art.masked_views
 
     seen_views: list[JSON] = [None] * seats
     seen_tables: list[JSON] = [None] * seats
 
     def tables() -> tuple[JSON, list[JSON]]:
         omni = draw(state.snapshot(), seats, None)
+        if masked:
+            return omni, []
         per_seat = []
         for s in range(seats):
             view = state.observation(s)
@@ -171,17 +312,26 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     def events(start: int) -> list[list[JSON]]:
         return [[-1 if aud is None else aud, describe(event)] for aud, event in state.log[start:]]
 
+    def seat_changes(frame: int, omni: JSON, per_seat: list[JSON]) -> None:
+        for s, table in enumerate(per_seat):
+            changes = diff(mask(omni, s), table)
+            if changes:
+                seat_frames[s].append([frame, changes])
+
     omni_prev, seat_prev = tables()
     omni_frames: list[Patch] = [[[[], omni_prev]]]
-    seat_frames: list[list[Patch]] = [
-        [diff(mask(omni_prev, s), t)] for s, t in enumerate(seat_prev)
-    ]
+    seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
+    seat_changes(0, omni_prev, seat_prev)
     step_events = [events(0)]
     moves: list[JSON] = [None]
     error = ""
     for step, (seat, action) in enumerate(actions):
         seen = len(state.log)
-        said = action_words(game, seen_views[seat] if 0 <= seat < seats else None, action)
+        acting = 0 <= seat < seats
+        view: Mapping[str, JSON] | None = None
+        if acting:
+            view = LazyView(state, seat) if masked else seen_views[seat]
+        said = action_words(game, view, action)
         try:
             state.apply(seat, action)
         except GameError as exc:
@@ -189,9 +339,8 @@ def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
             break
         omni, per_seat = tables()
         omni_frames.append(diff(omni_prev, omni))
-        for s in range(seats):
-            seat_frames[s].append(diff(mask(omni, s), per_seat[s]))
-        omni_prev, seat_prev = omni, per_seat
+        seat_changes(step + 1, omni, per_seat)
+        omni_prev = omni
         step_events.append(events(seen))
         moves.append([seat, said, *([1] if step in fallback else [])])
     steps = len(moves)

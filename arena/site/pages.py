@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -321,11 +321,25 @@ class MatchLine:
     row: MatchRow
     bots: list[BotRef]
     path: str
+    linked: bool = True
+    """The match has a page to link to (a static site renders only some, see
+    :class:`~arena.site.build.MatchPages`)."""
 
 
-def match_lines(rows: Sequence[MatchRow], bots: Mapping[int, BotRef]) -> list[MatchLine]:
+def match_lines(
+    rows: Sequence[MatchRow],
+    bots: Mapping[int, BotRef],
+    linked: Callable[[str], bool] | None = None,
+) -> list[MatchLine]:
+    """The rows as list lines; ``linked(match_id)`` says whether a match has a page (all do
+    without it)."""
     return [
-        MatchLine(r, [bots.get(b, unknown_bot(b)) for b in r.bots], match_path(r.match_id))
+        MatchLine(
+            r,
+            [bots.get(b, unknown_bot(b)) for b in r.bots],
+            match_path(r.match_id),
+            linked is None or linked(r.match_id),
+        )
         for r in rows
     ]
 

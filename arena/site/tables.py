@@ -39,6 +39,10 @@ class Drawing:
     table: Drawer
     faces: Callable[[], dict[str, Face]]
     words: Callable[[Mapping[str, JSON], JSON], str] | None = None
+    masked_views: bool = False
+    """A seat's table is always the omniscient table with the other seats' private zones
+    hidden (:func:`mask`), so the viewer draws it from that and no observation is drawn
+    (tests/site check it at every step of random games, for every seat)."""
 
 
 def zone(title: str, *lines: Sequence[Card], note: str = "", hide: str = "") -> Zone:
@@ -473,8 +477,8 @@ def plain_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
 
 DRAWINGS: dict[str, Drawing] = {
     "take5": Drawing(take5_table, take5_faces),
-    "ten": Drawing(ten_table, ten_faces, ten_action),
-    "phase10": Drawing(phase10_table, phase10_faces),
+    "ten": Drawing(ten_table, ten_faces, ten_action, masked_views=True),
+    "phase10": Drawing(phase10_table, phase10_faces, masked_views=True),
 }
 
 

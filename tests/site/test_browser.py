@@ -12,9 +12,14 @@ import pytest
 
 from arena.games import GAMES
 from arena.league.core import League
+from arena.league.store import StoredMatch
+from arena.players import RandomPlayer, play_local
 from arena.site import build_site
+from arena.site.build import TEMPLATES, Pages
+from arena.site.frames import build_viewer, decode
+from arena.site.pages import BotRef, match_path
 from tests.site.cdp import CHROMIUM, Browser
-from tests.site.leagues import HOSTILE_NAME, make_league
+from tests.site.leagues import HOSTILE_NAME, HOSTILE_NOTE, make_league, record_of
 
 pytestmark = [
     pytest.mark.browser,
@@ -279,4 +284,68 @@ def test_head_to_head_on_a_phone_scrolls_in_its_box(site: Path, browser: Browser
     )
     assert titles and all(" ahead of " in t and " matches (" in t for t in titles)
     browser.screenshot(SHOTS / "h2h-phone.png")
+    no_errors(browser)
+
+
+def long_game_page(root: Path) -> tuple[Path, dict[str, Any]]:
+    """A Phase 10 game played to its end by random players, long enough for its replay data to
+    be packed (bzip2, base64), rendered alone; and the viewer data Python built."""
+    spec = GAMES["phase10"]
+    played = play_local(spec, 3, [RandomPlayer(f"3:{s}") for s in range(3)], {"max_hands": 4})
+    names = ["alpha", HOSTILE_NAME, "gamma"]
+    record = record_of(
+        "long1",
+        "phase10",
+        3,
+        dict(played.replay.options),
+        [1, 2, 3],
+        names,
+        played.replay.actions,
+        played.state.result().to_json(),
+        debug=[(5, 1, HOSTILE_NOTE)],
+    )
+    bots = {
+        b: BotRef(b, n, "", "", "v", "active", "") for b, n in zip((1, 2, 3), names, strict=True)
+    }
+    pages = Pages(root, TEMPLATES, bots, ["phase10"])
+    pages.copy_static()
+    match = StoredMatch(1, "long1", 0, 0, "phase10", (1, 2, 3), "now", record)
+    pages.match_page(match)
+    viewer = build_viewer(record, names)
+    assert viewer.data is not None
+    return root / match_path("long1"), viewer.data
+
+
+def test_a_long_game_replays_from_its_packed_data(tmp_path: Path, browser: Browser) -> None:
+    page, data = long_game_page(tmp_path)
+    text = page.read_text("utf-8")
+    block = text.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
+    assert isinstance(json.loads(block), str)  # packed: one string
+    omni, per_seat = decode(data)
+    steps = len(omni)
+    assert steps > 500
+    browser.viewport(1280, 900)
+    browser.goto(page.as_uri())
+    assert wait_until(browser, "document.getElementById('viewer').dataset.ready === 'true'")
+    cards = "document.querySelectorAll('#board .card').length"
+    facts = "[...document.querySelectorAll('#board > dl.facts dd')].map(d => d.textContent)"
+    label = "document.getElementById('step-label').textContent"
+    for step in (0, 1, 6, steps // 2, steps - 2, steps - 1):
+        for view, tables in (("all", omni), ("0", per_seat[0]), ("2", per_seat[2])):
+            browser.evaluate(f"location.hash = '#step={step}&seat={view}'")
+            assert wait_until(browser, f"{label}.startsWith('Step {step} of ')")
+            table = tables[step]
+            lines = [z["lines"] for z in table["zones"]]
+            lines += [z["lines"] for p in table["seats"] for z in p["zones"]]
+            assert browser.evaluate(cards) == sum(len(line) for ls in lines for line in ls)
+            assert browser.evaluate(facts) == [f[1] for f in table["facts"]]
+            move = browser.evaluate("document.getElementById('move').textContent")
+            if step:
+                assert data["moves"][step][1] in move
+    browser.evaluate("location.hash = '#step=6&seat=all'")
+    assert wait_until(browser, f"{label}.startsWith('Step 6 of ')")
+    notes = browser.evaluate(
+        "[...document.querySelectorAll('#alerts pre')].map(p => p.textContent)"
+    )
+    assert HOSTILE_NOTE in notes
     no_errors(browser)

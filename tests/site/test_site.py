@@ -26,7 +26,7 @@ from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from arena.site.build import TEMPLATES
 from arena.site.cache import SiteCache
-from arena.site.frames import build_viewer, decode, diff, embed_json, patch
+from arena.site.frames import build_viewer, decode, diff, embed_json, patch, unpack
 from arena.site.pages import bot_path, chart, match_path
 from arena.site.serve import Watcher, make_server
 from arena.site.tables import drawing
@@ -122,7 +122,7 @@ def test_replay_data_survives_the_script_block(built: tuple[Path, Path]) -> None
         parser.feed(page.read_text("utf-8"))
         blocks = [s for s in parser.scripts if s.strip()]
         assert len(blocks) == 1
-        data = json.loads(blocks[0])
+        data = unpack(blocks[0])
         found += any(n["note"] == HOSTILE_NOTE for n in data["notes"])
     assert found > 0
 
@@ -370,7 +370,7 @@ def test_leaderboard_command(tmp_path: Path) -> None:
         main, ["leaderboard", str(folder), "--out", str(out), "--quiet", "--workers", "2"]
     )
     assert result.exit_code == 0, result.output
-    assert "1 new match pages" in result.output
+    assert "1 new matches, 1 match pages (recent)" in result.output
     assert len(list((out / "matches" / "m").glob("*.html"))) == 1
     assert (out / "index.html").is_file() and (out / "static" / "viewer.js").is_file()
     missing = CliRunner().invoke(main, ["leaderboard", str(tmp_path / "nope"), "--out", str(out)])
