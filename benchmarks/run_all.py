@@ -119,6 +119,13 @@ BENCHES = (
         ("--games", "20"),
     ),
     Bench(
+        "reference-league",
+        "bench_reference_league",
+        "Reference bots in a league of the bundled bots: first in each game they search, "
+        "conservative rating above every other mean",
+        ("--matches", "48", "--games", "take5"),
+    ),
+    Bench(
         "site",
         "bench_site",
         "Leaderboard rendering: full and incremental site builds",
@@ -245,6 +252,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "sprt": grep(r"^summary", r"^real: "),
     "records": grep(r"^all games"),
     "reference": grep(r" vs 3 "),
+    "reference-league": grep(r"^(PASS|FAIL) ", r"^\d+ matches in "),
 }
 
 DASK_ROW = re.compile(

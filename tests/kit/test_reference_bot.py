@@ -181,6 +181,66 @@ def test_with_no_time_left_it_plays_the_heuristics_choice_without_searching(take
     assert set(searcher.worlds_used) == {0}
 
 
+def test_the_playouts_heuristic_prices_only_the_lowest_card_of_each_gap_and_agrees(
+    take5: Any,
+) -> None:
+    """The bundled heuristic's choice, from every seat's observation in games of 2-6 random
+    players (all cards priced there; only the lowest card of each gap between row ends here)."""
+    heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
+    game = get_game("take5")
+    compared = 0
+    for seed in range(12):
+        state = game.new(seed, 2 + seed % 5)
+        rng = random.Random(seed)
+        searcher = take5.Searcher("m", 0)
+        while not state.is_over():
+            for mover in state.to_move():
+                legal = state.legal(mover)
+                observation = state.observation(mover)
+                if observation["decision"] == "card":
+                    mine = searcher.heuristic(observation, legal, state.options, False)
+                    assert mine == heuristic.choose(observation, legal), (seed, observation)
+                    compared += 1
+                state.apply(mover, rng.choice(legal))
+    assert compared > 500
+
+
+def test_a_decisions_work_is_bounded_and_the_worse_half_drops_out(take5: Any) -> None:
+    """However many cards and tricks are left, a decision plays out at most ``budget`` tricks;
+    with ten cards to choose from, the last actions standing see more worlds than the first
+    cut (``STAGE``) allowed all ten."""
+    searcher = take5.Searcher("bounded", 0)
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    for observation, legal, options in observations(4):
+        searcher.choose(observation, legal, options, plenty, budget=1500)
+        tricks = max(1, len(observation["hand"]))
+        assert searcher.tricks_played[-1] <= 1500
+        if len(legal) == 10:
+            assert searcher.worlds_used[-1] > 1500 // (10 * tricks)
+            assert searcher.tricks_played[-1] > 1500 - 10 * tricks
+
+
+def test_the_value_of_a_round_is_the_chance_to_win_the_game(take5: Any) -> None:
+    """Exact when the round ends the game (the lowest total wins, a tie shares), a probability
+    otherwise: the seats' chances add up to about one, fewer heads are better, and the same
+    heads gap weighs more near the end than at the start."""
+    settings = {"end_score": 66, "more_than": False}
+    ending = take5.Outlook(0, [50, 60, 40, 55], settings, False)
+    assert ending.chance([60, 66, 60, 56]) == 0.0
+    assert ending.chance([45, 66, 45, 56]) == 0.5
+    assert ending.chance([44, 66, 45, 56]) == 1.0
+    assert take5.Outlook(0, [0, 0, 0, 0], settings, True).chance([3, 4, 5, 5]) == 1.0
+    early = [10, 12, 14, 9]
+    total = sum(take5.Outlook(s, [0] * 4, settings, False).chance(early) for s in range(4))
+    assert abs(total - 1.0) < 0.02
+    outlook = take5.Outlook(0, [0] * 4, settings, False)
+    assert outlook.chance([5, 10, 10, 10]) > outlook.chance([10, 10, 10, 10])
+    late = take5.Outlook(0, [0] * 4, settings, False)
+    near = late.chance([40, 50, 50, 60]) - late.chance([50, 50, 50, 60])
+    far = late.chance([0, 10, 10, 20]) - late.chance([10, 10, 10, 20])
+    assert near > far > 0
+
+
 def load_module(path: Path) -> Any:
     spec = importlib.util.spec_from_file_location(f"reference_test_{next(_loaded)}", path)
     assert spec is not None and spec.loader is not None

@@ -1,31 +1,42 @@
 """Take 5 by determinized Monte-Carlo search with an opponent model read from the play.
 
 Each decision samples worlds consistent with what this seat saw (``rules.sample_world``: the other
-hands dealt at random from the unseen cards), and in each world plays every legal action to the
-end of the round. In the playouts every seat (this one too, after its first card) plays by the
-bundled heuristic's rule (the card with the smallest expected penalty, the cheapest row), except
-the opponents seen to play at random (:class:`Opponents`: they play many cards the heuristic
-calls risky), which play at random there too. Plain Monte-Carlo with random playouts wins about
-40-45% against three heuristics; playouts whose players play like the real ones tell much better
-which card is safe. An action's value in a world is the heads the others took this round on
-average minus the heads this seat took, plus a bonus for winning when the round ends the game.
-The action with the best total over the worlds is played (every action sees the same worlds and
-the same random choices, so the comparison is paired).
+hands dealt at random from the unseen cards), and in each world plays legal actions to the end of
+the round. In the playouts every seat (this one too, after its first card) plays by the bundled
+heuristic's rule (the card with the smallest expected penalty, the cheapest row), except the
+opponents seen to play at random (:class:`Opponents`: they play many cards the heuristic calls
+risky), which play at random there too. Plain Monte-Carlo with random playouts wins about 40-45%
+against three heuristics; playouts whose players play like the real ones tell much better which
+card is safe.
 
-Time: a fixed number of worlds per decision (``WORLDS``; fewer, down to ``MIN_WORLDS``, when
-the candidates times the tricks to play exceed ``SPREAD``, so the first tricks of a round do not
-cost several times more), and a deadline from ``match.time`` as a safety net only: the search
-stops at a share of ``decision_ms`` (plus a little of the bank) and plays the best action so
-far; with no time at all, the heuristic's own choice. A decision's generator is seeded from the
-match id, the seat and the decision's number.
+Value: what counts is winning the game, not the round. A playout's heads are turned into this
+seat's chance to win (:class:`Outlook`): exact when the round ends the game (the lowest total
+wins), otherwise from a normal model of the rounds still to come (each seat adds about 13 heads
+a round, give or take 8.5, for as many rounds as the leader's total leaves), so ten heads matter
+more near the end, and against the closest rival more than against the last. The heads this seat
+gives away against the others break ties (when the chance hardly moves: early, or a game won or
+lost).
 
-Speed: the rules' ``State.clone()`` builds a new game and copies its log (about 80 µs) and
-``sample_world`` builds a whole position (about 250 µs), too slow for hundreds of playouts per
-decision in Python. So the first world of a decision comes from ``sample_world`` and the next
-ones deal its hidden cards again (:class:`Deals`), and a playout runs on plain lists (rows,
-hands, heads) with the trick resolution of :class:`Round`: the rules' resolution (the
-professional variant's left end goes through ``rules.take5.choose_row``); a test plays random
-tricks in both and checks they agree. Every constant comes from ``rules``.
+Where to spend the playouts (:meth:`Searcher.choose`): the worlds are shared by every action
+still in the running (paired: the same deals, the same random choices), and after every
+``STAGE`` worlds the worse half of the actions drop out (successive halving), so the clear losers
+of the first tricks (ten cards, ten tricks each) cost a few playouts and the close calls get up to
+``WORLDS``. Each decision has a fixed budget of tricks to play (``BUDGET``), so its time is
+bounded whatever the trick; a single legal action is played at once. A deadline from
+``match.time`` is a safety net only: the search stops at a share of ``decision_ms`` (plus a little
+of the bank) and plays the best action so far; with no time at all, the heuristic's own choice.
+A decision's generator is seeded from the match id, the seat and the decision's number, so a
+match replays the same when no deadline cuts a search short.
+
+Speed: the rules' ``State.clone()`` and ``sample_world`` are too slow for hundreds of playouts
+per decision in Python. So the first world of a decision comes from ``sample_world`` and the next
+ones deal its hidden cards again (:class:`Deals`), and a playout runs on plain lists (rows, hands,
+heads) with the trick resolution of :class:`Round`: the rules' resolution (the professional
+variant's left end goes through ``rules.take5.choose_row``); a test plays random tricks in both
+and checks they agree. The heuristic's rule is cheap there: its expected penalty grows with the
+card between two row ends, so only the lowest card of each gap can be its choice (at most five
+cards to price, whatever the hand; a test checks the choice is the bundled heuristic's). Every
+constant of the game comes from ``rules``.
 """
 
 from __future__ import annotations
@@ -41,20 +52,28 @@ from typing import Any
 from .rules import sample_world
 from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
-WORLDS = 40
-"""Worlds per decision: the fixed budget, when candidates × tricks to play is at most SPREAD."""
-SPREAD = 100
-"""Beyond it, proportionally fewer worlds (at least MIN_WORLDS): the work per decision is
-bounded."""
-MIN_WORLDS = 6
+WORLDS = 48
+"""The most worlds an action is played in (the last ones standing)."""
+STAGE = 8
+"""Worlds between two cuts: after each ``STAGE`` worlds the worse half of the actions drop out."""
+BUDGET = 1200
+"""Tricks a decision may play out over all its playouts (an action in a world costs the tricks
+left in the round): the bound on its work."""
 RISKY = 1.0
 """A card whose expected penalty is at least this many heads is a risky one to play."""
 HEURISTIC_RISKY = 0.25
 RANDOM_RISKY = 0.52
 """The shares of risky cards the bundled heuristic and a random player play (measured over
 whole games of 4 seats): each opponent's odds of playing at random come from its own share."""
-WIN_BONUS = 12.0
-"""The value of winning when a playout's round ends the game, in heads."""
+ROUND_MEAN = 13.0
+ROUND_SD = 8.5
+"""Heads a seat takes in a round (4 seats, heuristic or random players, measured): the model of
+the rounds to come."""
+ROUNDS_PER_HEADS = 19.0
+"""After a round whose leader has L heads, about ``1 + (end - 5 - L) / 19`` rounds are left
+(measured over games of 4 seats)."""
+TIE_WEIGHT = 0.002
+"""The weight of the heads given away (others' mean minus own) next to the chance to win."""
 TIME_SHARE = 0.4
 """The share of ``decision_ms`` the search may use (the rest covers the pipe and the loop)."""
 BANK_SHARE = 0.01
@@ -98,39 +117,56 @@ def targets(
     return ends, [(rows[r][-1], row_heads[r], ROW_LIMIT - len(rows[r])) for r in order]
 
 
+def tail(slots: int, mean: float) -> float:
+    """P(at least ``slots`` events) for a Poisson count of mean ``mean``."""
+    term = total = math.exp(-mean)
+    for i in range(1, slots):
+        term *= mean / i
+        total += term
+    return max(0.0, 1.0 - total)
+
+
 def pick_card(
     hand: list[int],
     ends: list[int],
     rows: list[tuple[int, int, int]],
     cheapest: float,
     prefix: list[int],
-    unseen: int,
-    opponents: int,
+    scale: float,
 ) -> int:
     """The index in ``hand`` (sorted) of the card with the smallest expected penalty: the
     bundled heuristic's rule (bots/heuristic/take5.py, same arithmetic). ``ends`` and ``rows``
-    are :func:`targets`, ``cheapest`` the fewest heads of a row plus 0.5, ``unseen`` the count
-    of cards this seat has not seen."""
+    are :func:`targets`, ``cheapest`` the fewest heads of a row plus 0.5, ``prefix`` counts the
+    cards nobody has seen, ``scale`` is the opponents over the cards this seat has not seen.
+
+    Between two row ends the penalty grows with the card (more unseen cards can come first, and
+    a small term for the gap), and below every end it is the same for all: so only the lowest
+    card of each gap is priced, and the lowest of equals wins, as the heuristic's ``min`` does.
+    """
     best, best_cost = 0, math.inf
-    exp = math.exp
-    for index, card in enumerate(hand):
-        at = bisect.bisect_left(ends, card)
-        if at == 0:
-            cost = cheapest
+    if hand[0] < ends[0]:
+        best_cost = cheapest
+    last = len(ends) - 1
+    size = len(hand)
+    for k, end in enumerate(ends):
+        at = bisect.bisect_right(hand, end)
+        if at == size:
+            break
+        card = hand[at]
+        if k < last and card > ends[k + 1]:
+            continue
+        _, heads, slots = rows[k]
+        if not slots:
+            cost = float(heads)
         else:
-            end, heads, slots = rows[at - 1]
-            if not slots:
-                cost = float(heads)
-            else:
-                own = index - bisect.bisect_right(hand, end)
-                mean = (prefix[card - 1] - prefix[end] - own) * opponents / unseen
-                term = total = exp(-mean)  # P(at least `slots` of them come first): Poisson
-                for i in range(1, slots):
-                    term *= mean / i
-                    total += term
-                cost = max(0.0, 1.0 - total) * (heads + slots) + 0.001 * (card - end)
+            mean = (prefix[card - 1] - prefix[end]) * scale
+            term = total = math.exp(-mean)
+            for i in range(1, slots):
+                term *= mean / i
+                total += term
+            cost = max(0.0, 1.0 - total) * (heads + slots) + 0.001 * (card - end)
         if cost < best_cost:
-            best, best_cost = index, cost
+            best, best_cost = at, cost
     return best
 
 
@@ -149,20 +185,23 @@ class Round:
         self,
         rows: list[list[int]],
         hands: list[list[int]],
-        seen: list[bool],
+        seen: list[bool] | list[int],
         professional: bool,
         wild: frozenset[int] = frozenset(),
         rng: random.Random | None = None,
+        flags: bool = False,
     ) -> None:
         self.wild = wild
         """The seats that play at random in this playout (the others play the heuristic)."""
-        self.rng = rng or random.Random(0)
+        self.rng = rng
+        """Draws the wild seats' cards (needed only when there are some)."""
         self.rows = [list(r) for r in rows]
         self.row_heads = [sum(HEADS[c] for c in r) for r in self.rows]
         self.hands = [list(h) for h in hands]
         self.heads = [0] * len(hands)
-        self.unseen = unseen_flags(seen)
-        """1 for each card nobody has seen yet this round: prefix sums count the unseen."""
+        self.unseen: list[int] = list(seen) if flags else unseen_flags(seen)  # type: ignore[arg-type]
+        """1 for each card nobody has seen yet this round (``flags``: ``seen`` is that list
+        already): prefix sums count the unseen."""
         self.professional = professional
 
     def place(self, card: int, seat: int, row_choice: int | None = None) -> None:
@@ -205,20 +244,19 @@ class Round:
     def choices(self, forced: Mapping[int, int]) -> list[int]:
         """Each seat's card for this trick: ``forced`` ones, the rest by the heuristic."""
         prefix = list(itertools.accumulate(self.unseen))
-        public = len(prefix) - 1 - prefix[-1]
-        opponents = len(self.hands) - 1
+        hands = self.hands
+        scale = (len(hands) - 1) / max(1, prefix[-1] - len(hands[0]))
         ends, rows = targets(self.rows, self.row_heads)
         cheapest = min(self.row_heads) + 0.5
         cards = []
-        for seat, hand in enumerate(self.hands):
+        for seat, hand in enumerate(hands):
             if seat in forced:
                 card = forced[seat]
                 hand.remove(card)
             elif seat in self.wild:
-                card = hand.pop(int(self.rng.random() * len(hand)))
+                card = hand.pop(int(self.rng.random() * len(hand)))  # type: ignore[union-attr]
             else:
-                unseen = max(1, len(prefix) - 1 - public - len(hand))
-                card = hand.pop(pick_card(hand, ends, rows, cheapest, prefix, unseen, opponents))
+                card = hand.pop(pick_card(hand, ends, rows, cheapest, prefix, scale))
             cards.append(card)
         return cards
 
@@ -324,28 +362,79 @@ def card_cost(
     if not slots:
         return float(heads)
     mean = (prefix[card - 1] - prefix[end]) * opponents / unseen
-    term = total = math.exp(-mean)
-    for i in range(1, slots):
-        term *= mean / i
-        total += term
-    return max(0.0, 1.0 - total) * (heads + slots)
+    return tail(slots, mean) * (heads + slots)
+
+
+# -- what a round's heads are worth --------------------------------------------------------------
+
+HERMITE = (
+    (-2.8569700138728056, 0.011257411327720689),
+    (-1.355626179974266, 0.22207592200561266),
+    (0.0, 0.5333333333333333),
+    (1.355626179974266, 0.22207592200561266),
+    (2.8569700138728056, 0.011257411327720689),
+)
+"""Gauss-Hermite nodes and weights for an expectation over a standard normal (5 points)."""
+
+
+def normal_cdf(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+class Outlook:
+    """This seat's chance to win the game, given the totals after the round a playout ends: the
+    value of a playout (memoized: the same heads come back often within a decision)."""
+
+    def __init__(
+        self, seat: int, before: list[int], settings: Mapping[str, Any], last: bool
+    ) -> None:
+        self.seat = seat
+        self.before = before
+        """The totals before this round."""
+        self.end = int(settings.get("end_score", 66))
+        self.more_than = bool(settings.get("more_than"))
+        self.last = last
+        """This round is the last one (``max_rounds``)."""
+        self.memo: dict[tuple[int, ...], float] = {}
+
+    def value(self, heads: list[int]) -> float:
+        """The chance to win, plus the heads given away as a tie-break (``TIE_WEIGHT``)."""
+        key = tuple(heads)
+        known = self.memo.get(key)
+        if known is None:
+            seat = self.seat
+            after = [t + h for t, h in zip(self.before, heads, strict=True)]
+            others = (sum(heads) - heads[seat]) / (len(heads) - 1)
+            known = self.chance(after) + TIE_WEIGHT * (others - heads[seat])
+            self.memo[key] = known
+        return known
+
+    def chance(self, after: list[int]) -> float:
+        """P(this seat ends with the lowest total; a shared first place shared out)."""
+        end = self.end
+        over = any(t > end if self.more_than else t >= end for t in after)
+        mine = after[self.seat]
+        if over or self.last:
+            best = min(after)
+            return 1.0 / after.count(best) if mine == best else 0.0
+        rounds = max(1.0, 1.0 + (end - 5 - max(after)) / ROUNDS_PER_HEADS)
+        sd = ROUND_SD * math.sqrt(rounds)
+        gaps = [(t - mine) / sd for s, t in enumerate(after) if s != self.seat]
+        total = 0.0
+        for z, weight in HERMITE:
+            product = weight
+            for gap in gaps:
+                product *= normal_cdf(gap - z)
+            total += product
+        return total
 
 
 def value(
     heads: list[int], seat: int, totals: list[int], settings: Mapping[str, Any], last: bool
 ) -> float:
-    """How good a round's heads are for ``seat``: the others' average minus its own, and
-    ``WIN_BONUS`` (shared among the tied) if the round ends the game and ``seat`` wins."""
-    others = (sum(heads) - heads[seat]) / (len(heads) - 1)
-    score = others - heads[seat]
-    after = [t + h for t, h in zip(totals, heads, strict=True)]
-    end = settings.get("end_score", 66)
-    reached = any(t > end if settings.get("more_than") else t >= end for t in after)
-    if reached or last:
-        best = min(after)
-        if after[seat] == best:
-            score += WIN_BONUS / after.count(best)
-    return score
+    """How good a round's heads are for ``seat`` given the ``totals`` before the round: its
+    chance to win the game (:class:`Outlook`)."""
+    return Outlook(seat, totals, settings, last).value(heads)
 
 
 class Deals:
@@ -393,6 +482,8 @@ class Searcher:
         self.opponents: Opponents | None = None
         self.worlds_used: list[int] = []
         """Worlds searched per decision (for tests and tuning)."""
+        self.tricks_played: list[int] = []
+        """Tricks played out per decision, over all its playouts (for tests and tuning)."""
 
     def choose(
         self,
@@ -402,7 +493,10 @@ class Searcher:
         told: Mapping[str, Any],
         worlds: int = WORLDS,
         events: list[dict[str, Any]] | None = None,
+        budget: int = BUDGET,
     ) -> int:
+        """The index in ``legal`` to play: up to ``worlds`` worlds for the last actions
+        standing, and at most ``budget`` tricks played out in all."""
         began = time.perf_counter()
         if events is not None:
             if self.opponents is None:
@@ -410,42 +504,57 @@ class Searcher:
                 deck = cards_in_play(seats, bool(options.get("tactics", False)))[-1]
                 self.opponents = Opponents(seats, self.seat, deck)
             self.opponents.read(events)
-        budget = Budget(told, began)
+        clock = Budget(told, began)
         self.decisions += 1
         rng = random.Random(f"{self.match_id}:{self.seat}:{self.decisions}")
         if len(legal) == 1:
-            self.worlds_used.append(0)
-            return 0
+            return self.searched(0, 0, 0)
         row_decision = observation.get("decision") == "row"
         fallback = self.heuristic(observation, legal, options, row_decision)
-        tricks = len(observation["hand"]) + (0 if row_decision else 1)
-        count = max(MIN_WORLDS, min(worlds, worlds * SPREAD // max(1, len(legal) * tricks)))
-        count = min(count, worlds)
-        if not budget.left():
-            self.worlds_used.append(0)
-            return fallback
-        totals = [0.0] * len(legal)
-        done = 0
+        if not clock.left():
+            return self.searched(fallback, 0, 0)
+        tricks = max(1, len(observation["hand"]))  # a row decision's trick is nearly done
         seen, _ = self.seen_cards(observation, options)
         for card, _seat in observation.get("to_place", []):
             seen[card] = True
+        flags = unseen_flags(seen)
         deal = Deals(sample_world(observation, options, rng), self.seat, rng)
-        for _ in range(count):
-            if not budget.left():
-                break
+        settings = deal.world.options
+        totals: list[int] = list(observation["totals"])
+        base: list[int] = list(observation["round_heads"])
+        last = (
+            settings.get("max_rounds") is not None
+            and observation["round"] >= settings["max_rounds"]
+        )
+        outlook = Outlook(
+            self.seat, [t - b for t, b in zip(totals, base, strict=True)], settings, last
+        )
+        alive = list(range(len(legal)))
+        sums = [0.0] * len(legal)
+        done = spent = 0
+        while done < worlds and spent + len(alive) * tricks <= budget and clock.left():
             hands = deal.next()
             scores = self.evaluate(
-                hands, deal.world, observation, legal, seen, row_decision, budget
+                hands, deal.world, observation, [legal[i] for i in alive], flags, row_decision
             )
-            if scores is None:
-                break
-            for i, s in enumerate(scores):
-                totals[i] += s
+            for i, s in zip(alive, scores, strict=True):
+                sums[i] += outlook.value([b + h for b, h in zip(base, s, strict=True)])
             done += 1
-        self.worlds_used.append(done)
+            spent += len(alive) * tricks
+            if done % STAGE == 0 and len(alive) > 2:
+                alive.sort(key=lambda i: (-sums[i], i != fallback, i))
+                del alive[(len(alive) + 1) // 2 :]
+                alive.sort()
         if not done:
-            return fallback
-        return max(range(len(legal)), key=lambda i: (totals[i], i == fallback, -i))
+            return self.searched(fallback, 0, 0)
+        best = max(alive, key=lambda i: (sums[i], i == fallback, -i))
+        return self.searched(best, done, spent)
+
+    def searched(self, choice: int, worlds: int, tricks: int) -> int:
+        """Note what a decision searched, and return its choice."""
+        self.worlds_used.append(worlds)
+        self.tricks_played.append(tricks)
+        return choice
 
     def heuristic(
         self,
@@ -464,12 +573,10 @@ class Searcher:
         seen, _ = self.seen_cards(observation, options)
         hand = sorted(legal)
         prefix = unseen_prefix(seen)
-        public = len(seen) - 1 - prefix[-1]
-        unseen = max(1, len(seen) - 1 - public - len(hand))
+        scale = (len(observation["totals"]) - 1) / max(1, prefix[-1] - len(hand))
         ends, by_end = targets(rows, row_heads)
-        opponents = len(observation["totals"]) - 1
         cheapest = min(row_heads) + 0.5
-        card = hand[pick_card(hand, ends, by_end, cheapest, prefix, unseen, opponents)]
+        card = hand[pick_card(hand, ends, by_end, cheapest, prefix, scale)]
         return legal.index(card)
 
     @staticmethod
@@ -493,30 +600,20 @@ class Searcher:
         hands: list[list[int]],
         world: Any,
         observation: dict[str, Any],
-        legal: list[Any],
-        seen: list[bool],
+        actions: list[Any],
+        flags: list[int],
         row_decision: bool,
-        budget: Budget,
-    ) -> list[float] | None:
-        """Each action's value in one world (its hands; the rest is ``world``'s), or None if
-        time ran out."""
-        settings = world.options
-        totals: list[int] = list(observation["totals"])
-        base_heads: list[int] = list(observation["round_heads"])
-        last = (
-            settings.get("max_rounds") is not None
-            and observation["round"] >= settings["max_rounds"]
-        )
-        professional = bool(settings.get("professional"))
-        salt = world.rng.getrandbits(32)  # the same random play for every action: paired
+    ) -> list[list[int]]:
+        """Each action's heads this round (per seat, from the decision on) in one world: its
+        hands, the rest is ``world``'s; every action sees the same random choices (paired)."""
+        professional = bool(world.options.get("professional"))
+        salt = world.rng.getrandbits(32)
         draw = random.Random(salt + 1)
         wild = self.opponents.wild(draw) if self.opponents is not None else frozenset()
-        before = [t - b for t, b in zip(totals, base_heads, strict=True)]
-        scores = []
-        for action in legal:
-            if not budget.left():
-                return None
-            play = Round(world.rows, hands, seen, professional, wild, random.Random(salt))
+        heads = []
+        for action in actions:
+            rng = random.Random(salt) if wild else None
+            play = Round(world.rows, hands, flags, professional, wild, rng, True)
             if row_decision:
                 pairs = observation["to_place"]
                 card, seat = pairs[0]
@@ -526,9 +623,8 @@ class Searcher:
                 play.play_out()
             else:
                 play.play_out({self.seat: action})
-            heads = [b + h for b, h in zip(base_heads, play.heads, strict=True)]
-            scores.append(value(heads, self.seat, before, settings, last))
-        return scores
+            heads.append(play.heads)
+        return heads
 
 
 searchers: dict[tuple[str, int], Searcher] = {}
