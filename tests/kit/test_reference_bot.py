@@ -140,6 +140,48 @@ def test_it_tells_random_opponents_from_heuristic_ones_by_their_risky_cards(take
     assert verdicts.count(frozenset({2})) >= 7, verdicts
 
 
+def test_it_deals_heuristic_opponents_hands_that_would_have_played_as_they_did(
+    take5: Any,
+) -> None:
+    """Seats 1 and 2 play the bundled heuristic, seat 3 at random. Read from seat 0's events, the
+    heuristics' true hands fit their plays this round (the rule is replayed as they saw each
+    trick), and so does every hand dealt to them; seat 3 is dealt at random (its true hand, and
+    its plays, do not fit the rule)."""
+    heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
+    game = get_game("take5")
+    checked = 0
+    for seed in range(6):
+        state = game.new(seed, 4)
+        rng = random.Random(seed)
+        opponents = take5.Opponents(4, 0, 104)
+        while state.round < 3 and not state.is_over():
+            opponents.read(state.events_for(0))
+            history = opponents.history(frozenset({3}))
+            if state.trick >= 4 and state.observation(0)["decision"] == "card":
+                assert sorted(history) == [1, 2]
+                for s in (1, 2):
+                    assert take5.consistent(sorted(state.hands[s]), history[s])
+                world = take5.sample_world(state.observation(0), state.options, rng)
+                deals = take5.Deals(world, 0, rng, history)
+                for _ in range(5):
+                    hands = deals.next()
+                    for s in deals.history:
+                        assert take5.consistent(hands[s], history[s])
+                    others = [c for h in hands[1:] for c in h]
+                    assert len(set(others)) == len(others)
+                    assert not set(others) & set(state.hands[0])
+                    assert [len(h) for h in hands] == [len(h) for h in state.hands]
+                checked += 1
+            for mover in state.to_move():
+                legal = state.legal(mover)
+                if mover in (1, 2):
+                    index = heuristic.choose(state.observation(mover), legal)
+                else:
+                    index = rng.randrange(len(legal))
+                state.apply(mover, legal[index])
+    assert checked > 20
+
+
 def observations(seed: int) -> list[tuple[dict[str, Any], list[Any], dict[str, Any]]]:
     """Every decision of seat 0 in a game of random players: (observation, legal, options)."""
     game = get_game("take5")

@@ -52,11 +52,12 @@ from typing import Any
 from .rules import sample_world
 from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
+INFER = True
+TRIES = 40
+"""Deals of one opponent's hand tried per world for one that fits its play this round."""
 WORLDS = 48
 """The most worlds an action is played in (the last ones standing)."""
-STAGE = 8
-"""Worlds between two cuts: after each ``STAGE`` worlds the worse half of the actions drop out."""
-BUDGET = 1200
+BUDGET = 1000
 """Tricks a decision may play out over all its playouts (an action in a world costs the tricks
 left in the round): the bound on its work."""
 RISKY = 1.0
@@ -170,6 +171,21 @@ def pick_card(
     return best
 
 
+Context = tuple[list[int], list[tuple[int, int, int]], float, list[int], float]
+"""What the heuristic's rule sees of a trick: :func:`pick_card`'s arguments but the hand."""
+
+
+def consistent(hand: list[int], history: list[tuple[Context, int]]) -> bool:
+    """Whether a seat holding ``hand`` (sorted) now would, by the heuristic's rule, have played
+    the cards it played this round (``history``: the latest first)."""
+    held = list(hand)
+    for (ends, by_end, cheapest, prefix, scale), card in history:
+        bisect.insort(held, card)
+        if held[pick_card(held, ends, by_end, cheapest, prefix, scale)] != card:
+            return False
+    return True
+
+
 def pick_row(rows: list[list[int]], row_heads: list[int]) -> int:
     """The cheapest row: fewest heads, then fewest cards, then the first."""
     return min(range(len(rows)), key=lambda r: (row_heads[r], len(rows[r]), r))
@@ -236,27 +252,77 @@ class Round:
 
     def resolve(self, cards: list[int]) -> None:
         """Reveal one card per seat and place them lowest first."""
+        unseen = self.unseen
         for card in cards:
-            self.unseen[card] = 0
+            unseen[card] = 0
+        if self.professional:
+            for card, seat in sorted(zip(cards, range(len(cards)), strict=True)):
+                self.place(card, seat)
+            return
+        rows, row_heads, heads = self.rows, self.row_heads, self.heads
         for card, seat in sorted(zip(cards, range(len(cards)), strict=True)):
-            self.place(card, seat)
+            target, best = -1, 0  # after the highest end below the card, as the rules place
+            for r, row in enumerate(rows):
+                last = row[-1]
+                if best < last < card:
+                    target, best = r, last
+            if target < 0:
+                target = pick_row(rows, row_heads)
+            elif len(rows[target]) < ROW_LIMIT:
+                rows[target].append(card)
+                row_heads[target] += HEADS[card]
+                continue
+            heads[seat] += row_heads[target]
+            rows[target] = [card]
+            row_heads[target] = HEADS[card]
 
     def choices(self, forced: Mapping[int, int]) -> list[int]:
-        """Each seat's card for this trick: ``forced`` ones, the rest by the heuristic."""
+        """Each seat's card for this trick: ``forced`` ones, the rest by the heuristic (its rule
+        as :func:`pick_card` applies it, inlined here: the playouts' inner loop)."""
         prefix = list(itertools.accumulate(self.unseen))
         hands = self.hands
         scale = (len(hands) - 1) / max(1, prefix[-1] - len(hands[0]))
-        ends, rows = targets(self.rows, self.row_heads)
-        cheapest = min(self.row_heads) + 0.5
+        rows, row_heads = self.rows, self.row_heads
+        by_end = sorted(
+            [(row[-1], row_heads[r], ROW_LIMIT - len(row)) for r, row in enumerate(rows)]
+        )
+        ends = [e for e, _, _ in by_end]
+        low = ends[0]
+        cheapest = min(row_heads) + 0.5
+        gaps = list(zip(by_end, [*ends[1:], 1 << 30], strict=True))
+        wild = self.wild
+        bisect_right, exp = bisect.bisect_right, math.exp
         cards = []
         for seat, hand in enumerate(hands):
             if seat in forced:
                 card = forced[seat]
                 hand.remove(card)
-            elif seat in self.wild:
+            elif seat in wild:
                 card = hand.pop(int(self.rng.random() * len(hand)))  # type: ignore[union-attr]
             else:
-                card = hand.pop(pick_card(hand, ends, rows, cheapest, prefix, scale))
+                best, best_cost = 0, math.inf
+                if hand[0] < low:
+                    best_cost = cheapest
+                size = len(hand)
+                for (end, heads, slots), below in gaps:
+                    at = bisect_right(hand, end)
+                    if at == size:
+                        break
+                    card = hand[at]
+                    if card > below:
+                        continue
+                    if not slots:
+                        cost = float(heads)
+                    else:
+                        mean = (prefix[card - 1] - prefix[end]) * scale
+                        term = total = exp(-mean)
+                        for i in range(1, slots):
+                            term *= mean / i
+                            total += term
+                        cost = max(0.0, 1.0 - total) * (heads + slots) + 0.001 * (card - end)
+                    if cost < best_cost:
+                        best, best_cost = at, cost
+                card = hand.pop(best)
             cards.append(card)
         return cards
 
@@ -282,6 +348,9 @@ class Opponents:
         self.played = [0] * seats
         self.rows: list[list[int]] = []
         self.seen = [False] * (deck + 1)
+        self.tricks: list[tuple[Context, list[int]]] = []
+        """This round's tricks so far: what the heuristic's rule saw before each (its
+        :data:`Context`) and the cards revealed."""
 
     def read(self, events: list[dict[str, Any]]) -> None:
         """Take in the events not read yet."""
@@ -290,6 +359,7 @@ class Opponents:
             if kind == "round":
                 self.rows = [list(r) for r in event["rows"]]
                 self.seen = [False] * (self.deck + 1)
+                self.tricks = []
                 for row in self.rows:
                     for c in row:
                         self.seen[c] = True
@@ -313,6 +383,8 @@ class Opponents:
         unseen = max(1, self.deck - (self.deck - prefix[-1]) - hand)
         ends, by_end = targets(rows, row_heads)
         cheapest = min(row_heads) + 0.5
+        scale = (len(cards) - 1) / unseen
+        self.tricks.append(((ends, by_end, cheapest, prefix, scale), list(cards)))
         for s, card in enumerate(cards):
             if s == self.seat:
                 continue
@@ -334,6 +406,18 @@ class Opponents:
             odds.append(1.0 / (1.0 + math.exp(min(50.0, log_ratio))))
         odds[self.seat] = 0.0
         return odds
+
+    def history(self, wild: frozenset[int]) -> dict[int, list[tuple[Context, int]]]:
+        """Per other seat that plays by the heuristic's rule (not in ``wild``), its cards this
+        round with what the rule saw when each was played, the latest first."""
+        if not INFER:
+            return {}
+        seats = range(len(self.risky))
+        return {
+            s: [(context, cards[s]) for context, cards in reversed(self.tricks)]
+            for s in seats
+            if s != self.seat and s not in wild and self.tricks
+        }
 
     def wild(self, rng: random.Random | None = None) -> frozenset[int]:
         """The seats that play at random in one playout: each drawn with its odds from ``rng``
@@ -438,33 +522,54 @@ def value(
 
 
 class Deals:
-    """Worlds for one decision: the first is the kit's ``rules.sample_world``; each next one
-    deals the same hidden cards (the other hands and the undealt cards) again, shuffled, into
-    hands of the same sizes: what ``sample_world`` does, without building a whole position each
-    time (about 250 µs). A playout ends with the round, so only the hands differ."""
+    """Worlds for one decision: the kit's ``rules.sample_world`` gives the first (the hidden
+    cards: the other hands and the undealt cards); each world deals those cards again, shuffled,
+    into hands of the same sizes, without building a whole position each time (about 250 µs).
+    A playout ends with the round, so only the hands differ.
 
-    def __init__(self, world: Any, seat: int, rng: random.Random) -> None:
+    The opponent model reads the hands too: a seat that plays by the heuristic's rule played,
+    each trick of this round, the card the rule picks from its hand then. So its hand is dealt
+    again (up to ``TRIES`` times) until it would have played what it played (``history``, from
+    :meth:`Opponents.history`); a seat none of whose tries fits is dealt at random from then
+    on (it does not play by the rule after all)."""
+
+    def __init__(
+        self,
+        world: Any,
+        seat: int,
+        rng: random.Random,
+        history: Mapping[int, list[tuple[Context, int]]] | None = None,
+    ) -> None:
         self.world = world
         self.seat = seat
         self.rng = rng
-        self.first = True
+        self.history = dict(history or {})
         self.hidden = [c for s, h in enumerate(world.hands) if s != seat for c in h]
         self.hidden += world.undealt()
 
     def next(self) -> list[list[int]]:
         hands: list[list[int]] = self.world.hands
-        if self.first:
-            self.first = False
-            return hands
-        pool = self.hidden
-        self.rng.shuffle(pool)
-        dealt, at = [], 0
-        for s, hand in enumerate(hands):
-            if s == self.seat:
-                dealt.append(hand)
+        dealt: list[list[int]] = [[] for _ in hands]
+        dealt[self.seat] = hands[self.seat]
+        rest = self.hidden
+        for s, history in list(self.history.items()):
+            size = len(hands[s])
+            for _ in range(TRIES):
+                hand = sorted(self.rng.sample(rest, size))
+                if consistent(hand, history):
+                    break
             else:
-                dealt.append(sorted(pool[at : at + len(hand)]))
-                at += len(hand)
+                del self.history[s]
+                continue
+            dealt[s] = hand
+            taken = set(hand)
+            rest = [c for c in rest if c not in taken]
+        free = [s for s in range(len(hands)) if s != self.seat and s not in self.history]
+        cards = self.rng.sample(rest, sum(len(hands[s]) for s in free))
+        at = 0
+        for s in free:
+            dealt[s] = sorted(cards[at : at + len(hands[s])])
+            at += len(hands[s])
         return dealt
 
 
@@ -518,7 +623,8 @@ class Searcher:
         for card, _seat in observation.get("to_place", []):
             seen[card] = True
         flags = unseen_flags(seen)
-        deal = Deals(sample_world(observation, options, rng), self.seat, rng)
+        history = self.opponents.history(self.opponents.wild()) if self.opponents else {}
+        deal = Deals(sample_world(observation, options, rng), self.seat, rng, history)
         settings = deal.world.options
         totals: list[int] = list(observation["totals"])
         base: list[int] = list(observation["round_heads"])
@@ -531,7 +637,9 @@ class Searcher:
         )
         alive = list(range(len(legal)))
         sums = [0.0] * len(legal)
+        share = budget // max(1, math.ceil(math.log2(len(legal))))
         done = spent = 0
+        cut = self.stage(share, len(alive), tricks)
         while done < worlds and spent + len(alive) * tricks <= budget and clock.left():
             hands = deal.next()
             scores = self.evaluate(
@@ -541,14 +649,22 @@ class Searcher:
                 sums[i] += outlook.value([b + h for b, h in zip(base, s, strict=True)])
             done += 1
             spent += len(alive) * tricks
-            if done % STAGE == 0 and len(alive) > 2:
+            if done == cut:
                 alive.sort(key=lambda i: (-sums[i], i != fallback, i))
                 del alive[(len(alive) + 1) // 2 :]
                 alive.sort()
+                cut = done + self.stage(share, len(alive), tricks)
         if not done:
             return self.searched(fallback, 0, 0)
         best = max(alive, key=lambda i: (sums[i], i == fallback, -i))
         return self.searched(best, done, spent)
+
+    @staticmethod
+    def stage(share: int, alive: int, tricks: int) -> int:
+        """How many worlds the next stage plays before the worse half drops out: its share of
+        the budget over what a world costs now (at least one); the last two play on to the
+        end (0: no cut)."""
+        return 0 if alive <= 2 else max(1, share // (alive * tricks))
 
     def searched(self, choice: int, worlds: int, tricks: int) -> int:
         """Note what a decision searched, and return its choice."""
