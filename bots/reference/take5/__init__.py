@@ -17,20 +17,26 @@ more near the end, and against the closest rival more than against the last. The
 gives away against the others break ties (when the chance hardly moves: early, or a game won or
 lost).
 
+Opponents' hands: a seat that plays by the heuristic's rule played, each trick of this round,
+the card the rule picks from the hand it held then; so its hand in a world is dealt again until
+it would have played as it did (:class:`Deals`, rejection with at most ``TRIES`` deals a world;
+a seat none of whose deals fits does not play by the rule after all and is dealt at random).
+
 Where to spend the playouts (:meth:`Searcher.choose`): the worlds are shared by every action
-still in the running (paired: the same deals, the same random choices), and after every
-``STAGE`` worlds the worse half of the actions drop out (successive halving), so the clear losers
-of the first tricks (ten cards, ten tricks each) cost a few playouts and the close calls get up to
-``WORLDS``. Each decision has a fixed budget of tricks to play (``BUDGET``), so its time is
-bounded whatever the trick; a single legal action is played at once. A deadline from
-``match.time`` is a safety net only: the search stops at a share of ``decision_ms`` (plus a little
-of the bank) and plays the best action so far; with no time at all, the heuristic's own choice.
-A decision's generator is seeded from the match id, the seat and the decision's number, so a
-match replays the same when no deadline cuts a search short.
+still in the running (paired: the same deals, the same random choices), and the actions are cut
+by successive halving: the budget is split evenly over ``ceil(log2(actions))`` stages, and after
+each stage the worse half drops out, so the clear losers of the first tricks (ten cards, ten
+tricks each) cost a few playouts and the last two get up to ``WORLDS``. Each decision has a fixed
+budget of tricks to play (``BUDGET``), so its time is bounded whatever the trick; a single legal
+action is played at once. A deadline from ``match.time`` is a safety net only: the search stops
+at a share of ``decision_ms`` (plus a little of the bank) and plays the best action so far; with
+no time at all, the heuristic's own choice. A decision's generator is seeded from the match id,
+the seat and the decision's number, so a match replays the same when no deadline cuts a search
+short.
 
 Speed: the rules' ``State.clone()`` and ``sample_world`` are too slow for hundreds of playouts
-per decision in Python. So the first world of a decision comes from ``sample_world`` and the next
-ones deal its hidden cards again (:class:`Deals`), and a playout runs on plain lists (rows, hands,
+per decision in Python. So ``sample_world`` runs once a decision, and each world deals its hidden
+cards again (:class:`Deals`), and a playout runs on plain lists (rows, hands,
 heads) with the trick resolution of :class:`Round`: the rules' resolution (the professional
 variant's left end goes through ``rules.take5.choose_row``); a test plays random tricks in both
 and checks they agree. The heuristic's rule is cheap there: its expected penalty grows with the
@@ -53,11 +59,12 @@ from .rules import sample_world
 from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
 INFER = True
+HALVING = True
 TRIES = 40
 """Deals of one opponent's hand tried per world for one that fits its play this round."""
 WORLDS = 48
 """The most worlds an action is played in (the last ones standing)."""
-BUDGET = 1000
+BUDGET = 1500
 """Tricks a decision may play out over all its playouts (an action in a world costs the tricks
 left in the round): the bound on its work."""
 RISKY = 1.0
@@ -664,6 +671,8 @@ class Searcher:
         """How many worlds the next stage plays before the worse half drops out: its share of
         the budget over what a world costs now (at least one); the last two play on to the
         end (0: no cut)."""
+        if not HALVING:
+            return 0
         return 0 if alive <= 2 else max(1, share // (alive * tricks))
 
     def searched(self, choice: int, worlds: int, tricks: int) -> int:
