@@ -58,8 +58,6 @@ from typing import Any
 from .rules import sample_world
 from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
-INFER = True
-HALVING = True
 TRIES = 40
 """Deals of one opponent's hand tried per world for one that fits its play this round."""
 WORLDS = 48
@@ -417,8 +415,6 @@ class Opponents:
     def history(self, wild: frozenset[int]) -> dict[int, list[tuple[Context, int]]]:
         """Per other seat that plays by the heuristic's rule (not in ``wild``), its cards this
         round with what the rule saw when each was played, the latest first."""
-        if not INFER:
-            return {}
         seats = range(len(self.risky))
         return {
             s: [(context, cards[s]) for context, cards in reversed(self.tricks)]
@@ -671,8 +667,6 @@ class Searcher:
         """How many worlds the next stage plays before the worse half drops out: its share of
         the budget over what a world costs now (at least one); the last two play on to the
         end (0: no cut)."""
-        if not HALVING:
-            return 0
         return 0 if alive <= 2 else max(1, share // (alive * tricks))
 
     def searched(self, choice: int, worlds: int, tricks: int) -> int:
