@@ -248,9 +248,9 @@ def test_the_playouts_heuristic_prices_only_the_lowest_card_of_each_gap_and_agre
 
 
 def test_a_decisions_work_is_bounded_and_the_worse_half_drops_out(take5: Any) -> None:
-    """However many cards and tricks are left, a decision plays out at most ``budget`` tricks;
-    with ten cards to choose from, the last actions standing see more worlds than the first
-    cut (``STAGE``) allowed all ten."""
+    """However many cards and tricks are left, a decision plays out at most ``budget`` tricks,
+    and nearly all of them; with ten cards to choose from, the last actions standing see more
+    worlds than the budget would give all ten (successive halving)."""
     searcher = take5.Searcher("bounded", 0)
     plenty = {"decision_ms": 10**7, "bank_ms": 0}
     for observation, legal, options in observations(4):

@@ -71,10 +71,10 @@ HEURISTIC_RISKY = 0.25
 RANDOM_RISKY = 0.52
 """The shares of risky cards the bundled heuristic and a random player play (measured over
 whole games of 4 seats): each opponent's odds of playing at random come from its own share."""
-ROUND_MEAN = 13.0
 ROUND_SD = 8.5
-"""Heads a seat takes in a round (4 seats, heuristic or random players, measured): the model of
-the rounds to come."""
+"""The spread of the heads a seat takes in a round (their mean, about 13, is the same for every
+seat and cancels; 4 seats, heuristic or random players, measured): the model of the rounds to
+come."""
 ROUNDS_PER_HEADS = 19.0
 """After a round whose leader has L heads, about ``1 + (end - 5 - L) / 19`` rounds are left
 (measured over games of 4 seats)."""
@@ -514,14 +514,6 @@ class Outlook:
                 product *= normal_cdf(gap - z)
             total += product
         return total
-
-
-def value(
-    heads: list[int], seat: int, totals: list[int], settings: Mapping[str, Any], last: bool
-) -> float:
-    """How good a round's heads are for ``seat`` given the ``totals`` before the round: its
-    chance to win the game (:class:`Outlook`)."""
-    return Outlook(seat, totals, settings, last).value(heads)
 
 
 class Deals:
