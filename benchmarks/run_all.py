@@ -146,6 +146,13 @@ BENCHES = (
         ("--games", "100", "--random-games", "20"),  # about 25 min on 2 loaded cores
     ),
     Bench(
+        "reference-league",
+        "bench_reference_league",
+        "Reference bots in a league of the bundled bots: first in each game they search, "
+        "conservative rating above every other mean",
+        ("--matches", "48", "--games", "take5"),
+    ),
+    Bench(
         "site",
         "bench_site",
         "Leaderboard rendering: full and incremental site builds",
@@ -276,6 +283,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "rating": grep(r"^summary"),
     "reference": grep(r" vs 3 "),
     "reference_phase10": grep(r" vs 2 "),
+    "reference-league": grep(r"^(PASS|FAIL) ", r"^\d+ matches in "),
 }
 
 DASK_ROW = re.compile(

@@ -140,6 +140,48 @@ def test_it_tells_random_opponents_from_heuristic_ones_by_their_risky_cards(take
     assert verdicts.count(frozenset({2})) >= 7, verdicts
 
 
+def test_it_deals_heuristic_opponents_hands_that_would_have_played_as_they_did(
+    take5: Any,
+) -> None:
+    """Seats 1 and 2 play the bundled heuristic, seat 3 at random. Read from seat 0's events, the
+    heuristics' true hands fit their plays this round (the rule is replayed as they saw each
+    trick), and so does every hand dealt to them; seat 3 is dealt at random (its true hand, and
+    its plays, do not fit the rule)."""
+    heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
+    game = get_game("take5")
+    checked = 0
+    for seed in range(6):
+        state = game.new(seed, 4)
+        rng = random.Random(seed)
+        opponents = take5.Opponents(4, 0, 104)
+        while state.round < 3 and not state.is_over():
+            opponents.read(state.events_for(0))
+            history = opponents.history(frozenset({3}))
+            if state.trick >= 4 and state.observation(0)["decision"] == "card":
+                assert sorted(history) == [1, 2]
+                for s in (1, 2):
+                    assert take5.consistent(sorted(state.hands[s]), history[s])
+                world = take5.sample_world(state.observation(0), state.options, rng)
+                deals = take5.Deals(world, 0, rng, history)
+                for _ in range(5):
+                    hands = deals.next()
+                    for s in deals.history:
+                        assert take5.consistent(hands[s], history[s])
+                    others = [c for h in hands[1:] for c in h]
+                    assert len(set(others)) == len(others)
+                    assert not set(others) & set(state.hands[0])
+                    assert [len(h) for h in hands] == [len(h) for h in state.hands]
+                checked += 1
+            for mover in state.to_move():
+                legal = state.legal(mover)
+                if mover in (1, 2):
+                    index = heuristic.choose(state.observation(mover), legal)
+                else:
+                    index = rng.randrange(len(legal))
+                state.apply(mover, legal[index])
+    assert checked > 20
+
+
 def observations(seed: int) -> list[tuple[dict[str, Any], list[Any], dict[str, Any]]]:
     """Every decision of seat 0 in a game of random players: (observation, legal, options)."""
     game = get_game("take5")
@@ -179,6 +221,66 @@ def test_with_no_time_left_it_plays_the_heuristics_choice_without_searching(take
         index = searcher.choose(observation, legal, options, {"decision_ms": 0, "bank_ms": 0})
         assert index == heuristic.choose(observation, legal)
     assert set(searcher.worlds_used) == {0}
+
+
+def test_the_playouts_heuristic_prices_only_the_lowest_card_of_each_gap_and_agrees(
+    take5: Any,
+) -> None:
+    """The bundled heuristic's choice, from every seat's observation in games of 2-6 random
+    players (all cards priced there; only the lowest card of each gap between row ends here)."""
+    heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
+    game = get_game("take5")
+    compared = 0
+    for seed in range(12):
+        state = game.new(seed, 2 + seed % 5)
+        rng = random.Random(seed)
+        searcher = take5.Searcher("m", 0)
+        while not state.is_over():
+            for mover in state.to_move():
+                legal = state.legal(mover)
+                observation = state.observation(mover)
+                if observation["decision"] == "card":
+                    mine = searcher.heuristic(observation, legal, state.options, False)
+                    assert mine == heuristic.choose(observation, legal), (seed, observation)
+                    compared += 1
+                state.apply(mover, rng.choice(legal))
+    assert compared > 500
+
+
+def test_a_decisions_work_is_bounded_and_the_worse_half_drops_out(take5: Any) -> None:
+    """However many cards and tricks are left, a decision plays out at most ``budget`` tricks,
+    and nearly all of them; with ten cards to choose from, the last actions standing see more
+    worlds than the budget would give all ten (successive halving)."""
+    searcher = take5.Searcher("bounded", 0)
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    for observation, legal, options in observations(4):
+        searcher.choose(observation, legal, options, plenty, budget=1500)
+        tricks = max(1, len(observation["hand"]))
+        assert searcher.tricks_played[-1] <= 1500
+        if len(legal) == 10:
+            assert searcher.worlds_used[-1] > 1500 // (10 * tricks)
+            assert searcher.tricks_played[-1] > 1500 - 10 * tricks
+
+
+def test_the_value_of_a_round_is_the_chance_to_win_the_game(take5: Any) -> None:
+    """Exact when the round ends the game (the lowest total wins, a tie shares), a probability
+    otherwise: the seats' chances add up to about one, fewer heads are better, and the same
+    heads gap weighs more near the end than at the start."""
+    settings = {"end_score": 66, "more_than": False}
+    ending = take5.Outlook(0, [50, 60, 40, 55], settings, False)
+    assert ending.chance([60, 66, 60, 56]) == 0.0
+    assert ending.chance([45, 66, 45, 56]) == 0.5
+    assert ending.chance([44, 66, 45, 56]) == 1.0
+    assert take5.Outlook(0, [0, 0, 0, 0], settings, True).chance([3, 4, 5, 5]) == 1.0
+    early = [10, 12, 14, 9]
+    total = sum(take5.Outlook(s, [0] * 4, settings, False).chance(early) for s in range(4))
+    assert abs(total - 1.0) < 0.02
+    outlook = take5.Outlook(0, [0] * 4, settings, False)
+    assert outlook.chance([5, 10, 10, 10]) > outlook.chance([10, 10, 10, 10])
+    late = take5.Outlook(0, [0] * 4, settings, False)
+    near = late.chance([40, 50, 50, 60]) - late.chance([50, 50, 50, 60])
+    far = late.chance([0, 10, 10, 20]) - late.chance([10, 10, 10, 20])
+    assert near > far > 0
 
 
 def load_module(path: Path) -> Any:

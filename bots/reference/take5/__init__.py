@@ -1,31 +1,48 @@
 """Take 5 by determinized Monte-Carlo search with an opponent model read from the play.
 
 Each decision samples worlds consistent with what this seat saw (``rules.sample_world``: the other
-hands dealt at random from the unseen cards), and in each world plays every legal action to the
-end of the round. In the playouts every seat (this one too, after its first card) plays by the
-bundled heuristic's rule (the card with the smallest expected penalty, the cheapest row), except
-the opponents seen to play at random (:class:`Opponents`: they play many cards the heuristic
-calls risky), which play at random there too. Plain Monte-Carlo with random playouts wins about
-40-45% against three heuristics; playouts whose players play like the real ones tell much better
-which card is safe. An action's value in a world is the heads the others took this round on
-average minus the heads this seat took, plus a bonus for winning when the round ends the game.
-The action with the best total over the worlds is played (every action sees the same worlds and
-the same random choices, so the comparison is paired).
+hands dealt at random from the unseen cards), and in each world plays legal actions to the end of
+the round. In the playouts every seat (this one too, after its first card) plays by the bundled
+heuristic's rule (the card with the smallest expected penalty, the cheapest row), except the
+opponents seen to play at random (:class:`Opponents`: they play many cards the heuristic calls
+risky), which play at random there too. Plain Monte-Carlo with random playouts wins about 40-45%
+against three heuristics; playouts whose players play like the real ones tell much better which
+card is safe.
 
-Time: a fixed number of worlds per decision (``WORLDS``; fewer, down to ``MIN_WORLDS``, when
-the candidates times the tricks to play exceed ``SPREAD``, so the first tricks of a round do not
-cost several times more), and a deadline from ``match.time`` as a safety net only: the search
-stops at a share of ``decision_ms`` (plus a little of the bank) and plays the best action so
-far; with no time at all, the heuristic's own choice. A decision's generator is seeded from the
-match id, the seat and the decision's number.
+Value: what counts is winning the game, not the round. A playout's heads are turned into this
+seat's chance to win (:class:`Outlook`): exact when the round ends the game (the lowest total
+wins), otherwise from a normal model of the rounds still to come (each seat adds about 13 heads
+a round, give or take 8.5, for as many rounds as the leader's total leaves), so ten heads matter
+more near the end, and against the closest rival more than against the last. The heads this seat
+gives away against the others break ties (when the chance hardly moves: early, or a game won or
+lost).
 
-Speed: the rules' ``State.clone()`` builds a new game and copies its log (about 80 µs) and
-``sample_world`` builds a whole position (about 250 µs), too slow for hundreds of playouts per
-decision in Python. So the first world of a decision comes from ``sample_world`` and the next
-ones deal its hidden cards again (:class:`Deals`), and a playout runs on plain lists (rows,
-hands, heads) with the trick resolution of :class:`Round`: the rules' resolution (the
-professional variant's left end goes through ``rules.take5.choose_row``); a test plays random
-tricks in both and checks they agree. Every constant comes from ``rules``.
+Opponents' hands: a seat that plays by the heuristic's rule played, each trick of this round,
+the card the rule picks from the hand it held then; so its hand in a world is dealt again until
+it would have played as it did (:class:`Deals`, rejection with at most ``TRIES`` deals a world;
+a seat none of whose deals fits does not play by the rule after all and is dealt at random).
+
+Where to spend the playouts (:meth:`Searcher.choose`): the worlds are shared by every action
+still in the running (paired: the same deals, the same random choices), and the actions are cut
+by successive halving: the budget is split evenly over ``ceil(log2(actions))`` stages, and after
+each stage the worse half drops out, so the clear losers of the first tricks (ten cards, ten
+tricks each) cost a few playouts and the last two get up to ``WORLDS``. Each decision has a fixed
+budget of tricks to play (``BUDGET``), so its time is bounded whatever the trick; a single legal
+action is played at once. A deadline from ``match.time`` is a safety net only: the search stops
+at a share of ``decision_ms`` (plus a little of the bank) and plays the best action so far; with
+no time at all, the heuristic's own choice. A decision's generator is seeded from the match id,
+the seat and the decision's number, so a match replays the same when no deadline cuts a search
+short.
+
+Speed: the rules' ``State.clone()`` and ``sample_world`` are too slow for hundreds of playouts
+per decision in Python. So ``sample_world`` runs once a decision, and each world deals its hidden
+cards again (:class:`Deals`), and a playout runs on plain lists (rows, hands,
+heads) with the trick resolution of :class:`Round`: the rules' resolution (the professional
+variant's left end goes through ``rules.take5.choose_row``); a test plays random tricks in both
+and checks they agree. The heuristic's rule is cheap there: its expected penalty grows with the
+card between two row ends, so only the lowest card of each gap can be its choice (at most five
+cards to price, whatever the hand; a test checks the choice is the bundled heuristic's). Every
+constant of the game comes from ``rules``.
 """
 
 from __future__ import annotations
@@ -41,20 +58,28 @@ from typing import Any
 from .rules import sample_world
 from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
-WORLDS = 40
-"""Worlds per decision: the fixed budget, when candidates × tricks to play is at most SPREAD."""
-SPREAD = 100
-"""Beyond it, proportionally fewer worlds (at least MIN_WORLDS): the work per decision is
-bounded."""
-MIN_WORLDS = 6
+TRIES = 40
+"""Deals of one opponent's hand tried per world for one that fits its play this round."""
+WORLDS = 48
+"""The most worlds an action is played in (the last ones standing)."""
+BUDGET = 1500
+"""Tricks a decision may play out over all its playouts (an action in a world costs the tricks
+left in the round): the bound on its work."""
 RISKY = 1.0
 """A card whose expected penalty is at least this many heads is a risky one to play."""
 HEURISTIC_RISKY = 0.25
 RANDOM_RISKY = 0.52
 """The shares of risky cards the bundled heuristic and a random player play (measured over
 whole games of 4 seats): each opponent's odds of playing at random come from its own share."""
-WIN_BONUS = 12.0
-"""The value of winning when a playout's round ends the game, in heads."""
+ROUND_SD = 8.5
+"""The spread of the heads a seat takes in a round (their mean, about 13, is the same for every
+seat and cancels; 4 seats, heuristic or random players, measured): the model of the rounds to
+come."""
+ROUNDS_PER_HEADS = 19.0
+"""After a round whose leader has L heads, about ``1 + (end - 5 - L) / 19`` rounds are left
+(measured over games of 4 seats)."""
+TIE_WEIGHT = 0.002
+"""The weight of the heads given away (others' mean minus own) next to the chance to win."""
 TIME_SHARE = 0.4
 """The share of ``decision_ms`` the search may use (the rest covers the pipe and the loop)."""
 BANK_SHARE = 0.01
@@ -98,40 +123,72 @@ def targets(
     return ends, [(rows[r][-1], row_heads[r], ROW_LIMIT - len(rows[r])) for r in order]
 
 
+def tail(slots: int, mean: float) -> float:
+    """P(at least ``slots`` events) for a Poisson count of mean ``mean``."""
+    term = total = math.exp(-mean)
+    for i in range(1, slots):
+        term *= mean / i
+        total += term
+    return max(0.0, 1.0 - total)
+
+
 def pick_card(
     hand: list[int],
     ends: list[int],
     rows: list[tuple[int, int, int]],
     cheapest: float,
     prefix: list[int],
-    unseen: int,
-    opponents: int,
+    scale: float,
 ) -> int:
     """The index in ``hand`` (sorted) of the card with the smallest expected penalty: the
     bundled heuristic's rule (bots/heuristic/take5.py, same arithmetic). ``ends`` and ``rows``
-    are :func:`targets`, ``cheapest`` the fewest heads of a row plus 0.5, ``unseen`` the count
-    of cards this seat has not seen."""
+    are :func:`targets`, ``cheapest`` the fewest heads of a row plus 0.5, ``prefix`` counts the
+    cards nobody has seen, ``scale`` is the opponents over the cards this seat has not seen.
+
+    Between two row ends the penalty grows with the card (more unseen cards can come first, and
+    a small term for the gap), and below every end it is the same for all: so only the lowest
+    card of each gap is priced, and the lowest of equals wins, as the heuristic's ``min`` does.
+    """
     best, best_cost = 0, math.inf
-    exp = math.exp
-    for index, card in enumerate(hand):
-        at = bisect.bisect_left(ends, card)
-        if at == 0:
-            cost = cheapest
+    if hand[0] < ends[0]:
+        best_cost = cheapest
+    last = len(ends) - 1
+    size = len(hand)
+    for k, end in enumerate(ends):
+        at = bisect.bisect_right(hand, end)
+        if at == size:
+            break
+        card = hand[at]
+        if k < last and card > ends[k + 1]:
+            continue
+        _, heads, slots = rows[k]
+        if not slots:
+            cost = float(heads)
         else:
-            end, heads, slots = rows[at - 1]
-            if not slots:
-                cost = float(heads)
-            else:
-                own = index - bisect.bisect_right(hand, end)
-                mean = (prefix[card - 1] - prefix[end] - own) * opponents / unseen
-                term = total = exp(-mean)  # P(at least `slots` of them come first): Poisson
-                for i in range(1, slots):
-                    term *= mean / i
-                    total += term
-                cost = max(0.0, 1.0 - total) * (heads + slots) + 0.001 * (card - end)
+            mean = (prefix[card - 1] - prefix[end]) * scale
+            term = total = math.exp(-mean)
+            for i in range(1, slots):
+                term *= mean / i
+                total += term
+            cost = max(0.0, 1.0 - total) * (heads + slots) + 0.001 * (card - end)
         if cost < best_cost:
-            best, best_cost = index, cost
+            best, best_cost = at, cost
     return best
+
+
+Context = tuple[list[int], list[tuple[int, int, int]], float, list[int], float]
+"""What the heuristic's rule sees of a trick: :func:`pick_card`'s arguments but the hand."""
+
+
+def consistent(hand: list[int], history: list[tuple[Context, int]]) -> bool:
+    """Whether a seat holding ``hand`` (sorted) now would, by the heuristic's rule, have played
+    the cards it played this round (``history``: the latest first)."""
+    held = list(hand)
+    for (ends, by_end, cheapest, prefix, scale), card in history:
+        bisect.insort(held, card)
+        if held[pick_card(held, ends, by_end, cheapest, prefix, scale)] != card:
+            return False
+    return True
 
 
 def pick_row(rows: list[list[int]], row_heads: list[int]) -> int:
@@ -149,20 +206,23 @@ class Round:
         self,
         rows: list[list[int]],
         hands: list[list[int]],
-        seen: list[bool],
+        seen: list[bool] | list[int],
         professional: bool,
         wild: frozenset[int] = frozenset(),
         rng: random.Random | None = None,
+        flags: bool = False,
     ) -> None:
         self.wild = wild
         """The seats that play at random in this playout (the others play the heuristic)."""
-        self.rng = rng or random.Random(0)
+        self.rng = rng
+        """Draws the wild seats' cards (needed only when there are some)."""
         self.rows = [list(r) for r in rows]
         self.row_heads = [sum(HEADS[c] for c in r) for r in self.rows]
         self.hands = [list(h) for h in hands]
         self.heads = [0] * len(hands)
-        self.unseen = unseen_flags(seen)
-        """1 for each card nobody has seen yet this round: prefix sums count the unseen."""
+        self.unseen: list[int] = list(seen) if flags else unseen_flags(seen)  # type: ignore[arg-type]
+        """1 for each card nobody has seen yet this round (``flags``: ``seen`` is that list
+        already): prefix sums count the unseen."""
         self.professional = professional
 
     def place(self, card: int, seat: int, row_choice: int | None = None) -> None:
@@ -197,28 +257,77 @@ class Round:
 
     def resolve(self, cards: list[int]) -> None:
         """Reveal one card per seat and place them lowest first."""
+        unseen = self.unseen
         for card in cards:
-            self.unseen[card] = 0
+            unseen[card] = 0
+        if self.professional:
+            for card, seat in sorted(zip(cards, range(len(cards)), strict=True)):
+                self.place(card, seat)
+            return
+        rows, row_heads, heads = self.rows, self.row_heads, self.heads
         for card, seat in sorted(zip(cards, range(len(cards)), strict=True)):
-            self.place(card, seat)
+            target, best = -1, 0  # after the highest end below the card, as the rules place
+            for r, row in enumerate(rows):
+                last = row[-1]
+                if best < last < card:
+                    target, best = r, last
+            if target < 0:
+                target = pick_row(rows, row_heads)
+            elif len(rows[target]) < ROW_LIMIT:
+                rows[target].append(card)
+                row_heads[target] += HEADS[card]
+                continue
+            heads[seat] += row_heads[target]
+            rows[target] = [card]
+            row_heads[target] = HEADS[card]
 
     def choices(self, forced: Mapping[int, int]) -> list[int]:
-        """Each seat's card for this trick: ``forced`` ones, the rest by the heuristic."""
+        """Each seat's card for this trick: ``forced`` ones, the rest by the heuristic (its rule
+        as :func:`pick_card` applies it, inlined here: the playouts' inner loop)."""
         prefix = list(itertools.accumulate(self.unseen))
-        public = len(prefix) - 1 - prefix[-1]
-        opponents = len(self.hands) - 1
-        ends, rows = targets(self.rows, self.row_heads)
-        cheapest = min(self.row_heads) + 0.5
+        hands = self.hands
+        scale = (len(hands) - 1) / max(1, prefix[-1] - len(hands[0]))
+        rows, row_heads = self.rows, self.row_heads
+        by_end = sorted(
+            [(row[-1], row_heads[r], ROW_LIMIT - len(row)) for r, row in enumerate(rows)]
+        )
+        ends = [e for e, _, _ in by_end]
+        low = ends[0]
+        cheapest = min(row_heads) + 0.5
+        gaps = list(zip(by_end, [*ends[1:], 1 << 30], strict=True))
+        wild = self.wild
+        bisect_right, exp = bisect.bisect_right, math.exp
         cards = []
-        for seat, hand in enumerate(self.hands):
+        for seat, hand in enumerate(hands):
             if seat in forced:
                 card = forced[seat]
                 hand.remove(card)
-            elif seat in self.wild:
-                card = hand.pop(int(self.rng.random() * len(hand)))
+            elif seat in wild:
+                card = hand.pop(int(self.rng.random() * len(hand)))  # type: ignore[union-attr]
             else:
-                unseen = max(1, len(prefix) - 1 - public - len(hand))
-                card = hand.pop(pick_card(hand, ends, rows, cheapest, prefix, unseen, opponents))
+                best, best_cost = 0, math.inf
+                if hand[0] < low:
+                    best_cost = cheapest
+                size = len(hand)
+                for (end, heads, slots), below in gaps:
+                    at = bisect_right(hand, end)
+                    if at == size:
+                        break
+                    card = hand[at]
+                    if card > below:
+                        continue
+                    if not slots:
+                        cost = float(heads)
+                    else:
+                        mean = (prefix[card - 1] - prefix[end]) * scale
+                        term = total = exp(-mean)
+                        for i in range(1, slots):
+                            term *= mean / i
+                            total += term
+                        cost = max(0.0, 1.0 - total) * (heads + slots) + 0.001 * (card - end)
+                    if cost < best_cost:
+                        best, best_cost = at, cost
+                card = hand.pop(best)
             cards.append(card)
         return cards
 
@@ -244,6 +353,9 @@ class Opponents:
         self.played = [0] * seats
         self.rows: list[list[int]] = []
         self.seen = [False] * (deck + 1)
+        self.tricks: list[tuple[Context, list[int]]] = []
+        """This round's tricks so far: what the heuristic's rule saw before each (its
+        :data:`Context`) and the cards revealed."""
 
     def read(self, events: list[dict[str, Any]]) -> None:
         """Take in the events not read yet."""
@@ -252,6 +364,7 @@ class Opponents:
             if kind == "round":
                 self.rows = [list(r) for r in event["rows"]]
                 self.seen = [False] * (self.deck + 1)
+                self.tricks = []
                 for row in self.rows:
                     for c in row:
                         self.seen[c] = True
@@ -275,6 +388,8 @@ class Opponents:
         unseen = max(1, self.deck - (self.deck - prefix[-1]) - hand)
         ends, by_end = targets(rows, row_heads)
         cheapest = min(row_heads) + 0.5
+        scale = (len(cards) - 1) / unseen
+        self.tricks.append(((ends, by_end, cheapest, prefix, scale), list(cards)))
         for s, card in enumerate(cards):
             if s == self.seat:
                 continue
@@ -296,6 +411,16 @@ class Opponents:
             odds.append(1.0 / (1.0 + math.exp(min(50.0, log_ratio))))
         odds[self.seat] = 0.0
         return odds
+
+    def history(self, wild: frozenset[int]) -> dict[int, list[tuple[Context, int]]]:
+        """Per other seat that plays by the heuristic's rule (not in ``wild``), its cards this
+        round with what the rule saw when each was played, the latest first."""
+        seats = range(len(self.risky))
+        return {
+            s: [(context, cards[s]) for context, cards in reversed(self.tricks)]
+            for s in seats
+            if s != self.seat and s not in wild and self.tricks
+        }
 
     def wild(self, rng: random.Random | None = None) -> frozenset[int]:
         """The seats that play at random in one playout: each drawn with its odds from ``rng``
@@ -324,58 +449,122 @@ def card_cost(
     if not slots:
         return float(heads)
     mean = (prefix[card - 1] - prefix[end]) * opponents / unseen
-    term = total = math.exp(-mean)
-    for i in range(1, slots):
-        term *= mean / i
-        total += term
-    return max(0.0, 1.0 - total) * (heads + slots)
+    return tail(slots, mean) * (heads + slots)
 
 
-def value(
-    heads: list[int], seat: int, totals: list[int], settings: Mapping[str, Any], last: bool
-) -> float:
-    """How good a round's heads are for ``seat``: the others' average minus its own, and
-    ``WIN_BONUS`` (shared among the tied) if the round ends the game and ``seat`` wins."""
-    others = (sum(heads) - heads[seat]) / (len(heads) - 1)
-    score = others - heads[seat]
-    after = [t + h for t, h in zip(totals, heads, strict=True)]
-    end = settings.get("end_score", 66)
-    reached = any(t > end if settings.get("more_than") else t >= end for t in after)
-    if reached or last:
-        best = min(after)
-        if after[seat] == best:
-            score += WIN_BONUS / after.count(best)
-    return score
+# -- what a round's heads are worth --------------------------------------------------------------
+
+HERMITE = (
+    (-2.8569700138728056, 0.011257411327720689),
+    (-1.355626179974266, 0.22207592200561266),
+    (0.0, 0.5333333333333333),
+    (1.355626179974266, 0.22207592200561266),
+    (2.8569700138728056, 0.011257411327720689),
+)
+"""Gauss-Hermite nodes and weights for an expectation over a standard normal (5 points)."""
+
+
+def normal_cdf(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+class Outlook:
+    """This seat's chance to win the game, given the totals after the round a playout ends: the
+    value of a playout (memoized: the same heads come back often within a decision)."""
+
+    def __init__(
+        self, seat: int, before: list[int], settings: Mapping[str, Any], last: bool
+    ) -> None:
+        self.seat = seat
+        self.before = before
+        """The totals before this round."""
+        self.end = int(settings.get("end_score", 66))
+        self.more_than = bool(settings.get("more_than"))
+        self.last = last
+        """This round is the last one (``max_rounds``)."""
+        self.memo: dict[tuple[int, ...], float] = {}
+
+    def value(self, heads: list[int]) -> float:
+        """The chance to win, plus the heads given away as a tie-break (``TIE_WEIGHT``)."""
+        key = tuple(heads)
+        known = self.memo.get(key)
+        if known is None:
+            seat = self.seat
+            after = [t + h for t, h in zip(self.before, heads, strict=True)]
+            others = (sum(heads) - heads[seat]) / (len(heads) - 1)
+            known = self.chance(after) + TIE_WEIGHT * (others - heads[seat])
+            self.memo[key] = known
+        return known
+
+    def chance(self, after: list[int]) -> float:
+        """P(this seat ends with the lowest total; a shared first place shared out)."""
+        end = self.end
+        over = any(t > end if self.more_than else t >= end for t in after)
+        mine = after[self.seat]
+        if over or self.last:
+            best = min(after)
+            return 1.0 / after.count(best) if mine == best else 0.0
+        rounds = max(1.0, 1.0 + (end - 5 - max(after)) / ROUNDS_PER_HEADS)
+        sd = ROUND_SD * math.sqrt(rounds)
+        gaps = [(t - mine) / sd for s, t in enumerate(after) if s != self.seat]
+        total = 0.0
+        for z, weight in HERMITE:
+            product = weight
+            for gap in gaps:
+                product *= normal_cdf(gap - z)
+            total += product
+        return total
 
 
 class Deals:
-    """Worlds for one decision: the first is the kit's ``rules.sample_world``; each next one
-    deals the same hidden cards (the other hands and the undealt cards) again, shuffled, into
-    hands of the same sizes: what ``sample_world`` does, without building a whole position each
-    time (about 250 µs). A playout ends with the round, so only the hands differ."""
+    """Worlds for one decision: the kit's ``rules.sample_world`` gives the first (the hidden
+    cards: the other hands and the undealt cards); each world deals those cards again, shuffled,
+    into hands of the same sizes, without building a whole position each time (about 250 µs).
+    A playout ends with the round, so only the hands differ.
 
-    def __init__(self, world: Any, seat: int, rng: random.Random) -> None:
+    The opponent model reads the hands too: a seat that plays by the heuristic's rule played,
+    each trick of this round, the card the rule picks from its hand then. So its hand is dealt
+    again (up to ``TRIES`` times) until it would have played what it played (``history``, from
+    :meth:`Opponents.history`); a seat none of whose tries fits is dealt at random from then
+    on (it does not play by the rule after all)."""
+
+    def __init__(
+        self,
+        world: Any,
+        seat: int,
+        rng: random.Random,
+        history: Mapping[int, list[tuple[Context, int]]] | None = None,
+    ) -> None:
         self.world = world
         self.seat = seat
         self.rng = rng
-        self.first = True
+        self.history = dict(history or {})
         self.hidden = [c for s, h in enumerate(world.hands) if s != seat for c in h]
         self.hidden += world.undealt()
 
     def next(self) -> list[list[int]]:
         hands: list[list[int]] = self.world.hands
-        if self.first:
-            self.first = False
-            return hands
-        pool = self.hidden
-        self.rng.shuffle(pool)
-        dealt, at = [], 0
-        for s, hand in enumerate(hands):
-            if s == self.seat:
-                dealt.append(hand)
+        dealt: list[list[int]] = [[] for _ in hands]
+        dealt[self.seat] = hands[self.seat]
+        rest = self.hidden
+        for s, history in list(self.history.items()):
+            size = len(hands[s])
+            for _ in range(TRIES):
+                hand = sorted(self.rng.sample(rest, size))
+                if consistent(hand, history):
+                    break
             else:
-                dealt.append(sorted(pool[at : at + len(hand)]))
-                at += len(hand)
+                del self.history[s]
+                continue
+            dealt[s] = hand
+            taken = set(hand)
+            rest = [c for c in rest if c not in taken]
+        free = [s for s in range(len(hands)) if s != self.seat and s not in self.history]
+        cards = self.rng.sample(rest, sum(len(hands[s]) for s in free))
+        at = 0
+        for s in free:
+            dealt[s] = sorted(cards[at : at + len(hands[s])])
+            at += len(hands[s])
         return dealt
 
 
@@ -393,6 +582,8 @@ class Searcher:
         self.opponents: Opponents | None = None
         self.worlds_used: list[int] = []
         """Worlds searched per decision (for tests and tuning)."""
+        self.tricks_played: list[int] = []
+        """Tricks played out per decision, over all its playouts (for tests and tuning)."""
 
     def choose(
         self,
@@ -402,7 +593,10 @@ class Searcher:
         told: Mapping[str, Any],
         worlds: int = WORLDS,
         events: list[dict[str, Any]] | None = None,
+        budget: int = BUDGET,
     ) -> int:
+        """The index in ``legal`` to play: up to ``worlds`` worlds for the last actions
+        standing, and at most ``budget`` tricks played out in all."""
         began = time.perf_counter()
         if events is not None:
             if self.opponents is None:
@@ -410,42 +604,68 @@ class Searcher:
                 deck = cards_in_play(seats, bool(options.get("tactics", False)))[-1]
                 self.opponents = Opponents(seats, self.seat, deck)
             self.opponents.read(events)
-        budget = Budget(told, began)
+        clock = Budget(told, began)
         self.decisions += 1
         rng = random.Random(f"{self.match_id}:{self.seat}:{self.decisions}")
         if len(legal) == 1:
-            self.worlds_used.append(0)
-            return 0
+            return self.searched(0, 0, 0)
         row_decision = observation.get("decision") == "row"
         fallback = self.heuristic(observation, legal, options, row_decision)
-        tricks = len(observation["hand"]) + (0 if row_decision else 1)
-        count = max(MIN_WORLDS, min(worlds, worlds * SPREAD // max(1, len(legal) * tricks)))
-        count = min(count, worlds)
-        if not budget.left():
-            self.worlds_used.append(0)
-            return fallback
-        totals = [0.0] * len(legal)
-        done = 0
+        if not clock.left():
+            return self.searched(fallback, 0, 0)
+        tricks = max(1, len(observation["hand"]))  # a row decision's trick is nearly done
         seen, _ = self.seen_cards(observation, options)
         for card, _seat in observation.get("to_place", []):
             seen[card] = True
-        deal = Deals(sample_world(observation, options, rng), self.seat, rng)
-        for _ in range(count):
-            if not budget.left():
-                break
+        flags = unseen_flags(seen)
+        history = self.opponents.history(self.opponents.wild()) if self.opponents else {}
+        deal = Deals(sample_world(observation, options, rng), self.seat, rng, history)
+        settings = deal.world.options
+        totals: list[int] = list(observation["totals"])
+        base: list[int] = list(observation["round_heads"])
+        last = (
+            settings.get("max_rounds") is not None
+            and observation["round"] >= settings["max_rounds"]
+        )
+        outlook = Outlook(
+            self.seat, [t - b for t, b in zip(totals, base, strict=True)], settings, last
+        )
+        alive = list(range(len(legal)))
+        sums = [0.0] * len(legal)
+        share = budget // max(1, math.ceil(math.log2(len(legal))))
+        done = spent = 0
+        cut = self.stage(share, len(alive), tricks)
+        while done < worlds and spent + len(alive) * tricks <= budget and clock.left():
             hands = deal.next()
             scores = self.evaluate(
-                hands, deal.world, observation, legal, seen, row_decision, budget
+                hands, deal.world, observation, [legal[i] for i in alive], flags, row_decision
             )
-            if scores is None:
-                break
-            for i, s in enumerate(scores):
-                totals[i] += s
+            for i, s in zip(alive, scores, strict=True):
+                sums[i] += outlook.value([b + h for b, h in zip(base, s, strict=True)])
             done += 1
-        self.worlds_used.append(done)
+            spent += len(alive) * tricks
+            if done == cut:
+                alive.sort(key=lambda i: (-sums[i], i != fallback, i))
+                del alive[(len(alive) + 1) // 2 :]
+                alive.sort()
+                cut = done + self.stage(share, len(alive), tricks)
         if not done:
-            return fallback
-        return max(range(len(legal)), key=lambda i: (totals[i], i == fallback, -i))
+            return self.searched(fallback, 0, 0)
+        best = max(alive, key=lambda i: (sums[i], i == fallback, -i))
+        return self.searched(best, done, spent)
+
+    @staticmethod
+    def stage(share: int, alive: int, tricks: int) -> int:
+        """How many worlds the next stage plays before the worse half drops out: its share of
+        the budget over what a world costs now (at least one); the last two play on to the
+        end (0: no cut)."""
+        return 0 if alive <= 2 else max(1, share // (alive * tricks))
+
+    def searched(self, choice: int, worlds: int, tricks: int) -> int:
+        """Note what a decision searched, and return its choice."""
+        self.worlds_used.append(worlds)
+        self.tricks_played.append(tricks)
+        return choice
 
     def heuristic(
         self,
@@ -464,12 +684,10 @@ class Searcher:
         seen, _ = self.seen_cards(observation, options)
         hand = sorted(legal)
         prefix = unseen_prefix(seen)
-        public = len(seen) - 1 - prefix[-1]
-        unseen = max(1, len(seen) - 1 - public - len(hand))
+        scale = (len(observation["totals"]) - 1) / max(1, prefix[-1] - len(hand))
         ends, by_end = targets(rows, row_heads)
-        opponents = len(observation["totals"]) - 1
         cheapest = min(row_heads) + 0.5
-        card = hand[pick_card(hand, ends, by_end, cheapest, prefix, unseen, opponents)]
+        card = hand[pick_card(hand, ends, by_end, cheapest, prefix, scale)]
         return legal.index(card)
 
     @staticmethod
@@ -493,30 +711,20 @@ class Searcher:
         hands: list[list[int]],
         world: Any,
         observation: dict[str, Any],
-        legal: list[Any],
-        seen: list[bool],
+        actions: list[Any],
+        flags: list[int],
         row_decision: bool,
-        budget: Budget,
-    ) -> list[float] | None:
-        """Each action's value in one world (its hands; the rest is ``world``'s), or None if
-        time ran out."""
-        settings = world.options
-        totals: list[int] = list(observation["totals"])
-        base_heads: list[int] = list(observation["round_heads"])
-        last = (
-            settings.get("max_rounds") is not None
-            and observation["round"] >= settings["max_rounds"]
-        )
-        professional = bool(settings.get("professional"))
-        salt = world.rng.getrandbits(32)  # the same random play for every action: paired
+    ) -> list[list[int]]:
+        """Each action's heads this round (per seat, from the decision on) in one world: its
+        hands, the rest is ``world``'s; every action sees the same random choices (paired)."""
+        professional = bool(world.options.get("professional"))
+        salt = world.rng.getrandbits(32)
         draw = random.Random(salt + 1)
         wild = self.opponents.wild(draw) if self.opponents is not None else frozenset()
-        before = [t - b for t, b in zip(totals, base_heads, strict=True)]
-        scores = []
-        for action in legal:
-            if not budget.left():
-                return None
-            play = Round(world.rows, hands, seen, professional, wild, random.Random(salt))
+        heads = []
+        for action in actions:
+            rng = random.Random(salt) if wild else None
+            play = Round(world.rows, hands, flags, professional, wild, rng, True)
             if row_decision:
                 pairs = observation["to_place"]
                 card, seat = pairs[0]
@@ -526,9 +734,8 @@ class Searcher:
                 play.play_out()
             else:
                 play.play_out({self.seat: action})
-            heads = [b + h for b, h in zip(base_heads, play.heads, strict=True)]
-            scores.append(value(heads, self.seat, before, settings, last))
-        return scores
+            heads.append(play.heads)
+        return heads
 
 
 searchers: dict[tuple[str, int], Searcher] = {}
