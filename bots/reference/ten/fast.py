@@ -152,75 +152,40 @@ def colour_options(mask: int, fills: int, numbered: int) -> tuple[int, dict[int,
     return found
 
 
-def best_option(found: tuple[int, dict[int, int]]) -> tuple[int, int]:
-    """A colour's most points on its own, and the fewest numbered wilds that give them."""
-    base, options = found
-    value, used = base, 0
-    for subset, points in options.items():
-        if points > value or (points == value and POP[subset] < POP[used]):
-            value, used = points, subset
-    return value, used
-
-
-def quick_share(
-    plain: list[tuple[int, dict[int, int]]], extra: list[tuple[int, dict[int, int]]]
-) -> int:
-    """The best total if each colour can take its own best (the full wild, if any, where it
-    adds most) with no numbered wild wanted twice; -1 when they clash."""
-    bests = [best_option(found) for found in plain]
-    total = sum(v for v, _ in bests)
-    if extra:
-        top, at, used = -1, -1, 0
-        for c, found in enumerate(extra):
-            v, u = best_option(found)
-            if v - bests[c][0] > top:
-                top, at, used = v - bests[c][0], c, u
-        bests[at] = (bests[at][0] + top, used)
-        total += top
-    seen = 0
-    for _, used in bests:
-        if seen & used:
-            return -1
-        seen |= used
-    return total
-
-
 def share(plain: list[tuple[int, dict[int, int]]], extra: list[tuple[int, dict[int, int]]]) -> int:
-    """The best total, exactly: a programme over the colours whose state is the numbered wilds
-    used so far and whether the full wild is (the last colour only looks up its best)."""
-    best = {(0, 0): 0}
-    order = sorted(range(4), key=lambda c: len(plain[c][1]))
-    for c in order[:3]:
-        choices = [(0, *plain[c])]
+    """The best total over the colours, no numbered wild used twice, the full wild (if
+    ``extra``: each colour's figures with one more free wild) in one colour at most: a search
+    colour by colour, each colour's choices best first, cut off where even the best of the
+    colours left cannot beat the best total found."""
+    columns = []
+    for c in range(4):
+        base, options = plain[c]
+        choices = [(base, 0, 0)] + [(v, used, 0) for used, v in options.items()]
         if extra:
-            choices.append((1, *extra[c]))
-        following: dict[tuple[int, int], int] = {}
-        for (used, full_used), got in best.items():
-            for more, base, options in choices:
-                if more and full_used:
-                    continue
-                at = (used, full_used | more)
-                if got + base > following.get(at, -1):
-                    following[at] = got + base
-                for subset, value in options.items():
-                    if not subset & used:
-                        at = (used | subset, full_used | more)
-                        if got + value > following.get(at, -1):
-                            following[at] = got + value
-        best = following
-    last = order[3]
-    top = 0
-    for (used, full_used), got in best.items():
-        for more, (base, options) in enumerate([plain[last], *extra[last : last + 1]]):
-            if more and full_used:
+            base, options = extra[c]
+            choices.append((base, 0, 1))
+            choices += [(v, used, 1) for used, v in options.items()]
+        choices.sort(reverse=True)
+        columns.append(choices)
+    rest = [0, 0, 0, 0, 0]
+    for c in range(3, -1, -1):
+        rest[c] = rest[c + 1] + columns[c][0][0]
+    best = -1
+    stack = [(0, 0, 0, 0)]
+    while stack:
+        c, used, full_used, got = stack.pop()
+        if c == 4:
+            if got > best:
+                best = got
+            continue
+        if got + rest[c] <= best:
+            continue
+        after = rest[c + 1]
+        for v, wanted, more in reversed(columns[c]):  # pushed worst first: popped best first
+            if got + v + after <= best or wanted & used or (more and full_used):
                 continue
-            value = base
-            for subset, points in options.items():
-                if points > value and not subset & used:
-                    value = points
-            if got + value > top:
-                top = got + value
-    return top
+            stack.append((c + 1, used | wanted, full_used | more, got + v))
+    return best
 
 
 def score_of(key: int) -> int:
@@ -243,9 +208,7 @@ def score_of(key: int) -> int:
     else:
         plain = [colour_options(masks[c], fills[c], numbered) for c in range(4)]
         extra = [colour_options(masks[c], fills[c] + 1, numbered) for c in range(4)] if full else []
-        points = quick_share(plain, extra)
-        if points < 0:
-            points = share(plain, extra)
+        points = share(plain, extra)
     if len(_scores) > 500_000:
         _scores.clear()
     _scores[key] = points
