@@ -37,14 +37,19 @@ from . import fast
 from .rules import sample_world
 
 PLAYOUTS = 60
-"""Playouts per decision, shared among the candidates: the fixed budget."""
-MIN_WORLDS = 8
-"""At least this many worlds per candidate (more candidates cost more playouts)."""
+"""Playouts per decision at most, over all candidates: the fixed budget."""
+MAX_WORLDS = 20
+"""Worlds per decision at most."""
+CHECK = 4
+"""After this many worlds, candidates that are clearly no better than the heuristic's choice
+are dropped (their paired gain below ``DROP_Z`` standard errors); the search stops when none is
+left."""
+DROP_Z = -0.5
 MAX_BIDS = 4
 """A bid decision's candidates: passing, and bids of the high bid plus 1 .. this."""
 MAX_BUYS = 4
 """A buy decision's candidates: nothing, and the market cards the heuristic rates best."""
-MAX_CARDS = 2
+MAX_CARDS = 1
 """A payment's candidates: the heuristic's unit, tokens, bust tokens, the cheapest cards."""
 Z = 1.0
 """Another candidate than the heuristic's is played only when its paired gain over the worlds
@@ -150,38 +155,57 @@ class Searcher:
         if len(searched) == 1:
             self.worlds_used.append(0)
             return actions.index(searched[0])
-        worlds = max(MIN_WORLDS, playouts // len(searched))
         at = searched.index(favourite)
+        alive = [i for i in range(len(searched)) if i != at]
         gains: list[list[float]] = [[] for _ in searched]
         """Per candidate, its value minus the heuristic's choice's, world by world."""
-        for w in range(worlds):
-            world = root if w == 0 else fast.shuffled(root, rng)
-            scores = []
-            for action in searched:
+        spent = worlds = 0
+        while alive and worlds < MAX_WORLDS and spent < playouts:
+            world = root if worlds == 0 else fast.shuffled(root, rng)
+            scores = {}
+            for i in [at, *alive]:
                 if not budget.left():
                     break
                 sim = world.copy()
-                sim.apply(action)
+                sim.apply(searched[i])
                 sim.play_out()
-                scores.append(value(sim, self.seat))
-            if len(scores) < len(searched):
+                scores[i] = value(sim, self.seat)
+            if len(scores) < 1 + len(alive):
                 break
-            for i, s in enumerate(scores):
-                gains[i].append(s - scores[at])
-        done = len(gains[0])
-        self.worlds_used.append(done)
-        self.kinds.append((decision, done))
+            for i in alive:
+                gains[i].append(scores[i] - scores[at])
+            spent += len(scores)
+            worlds += 1
+            if worlds >= CHECK:
+                alive = [i for i in alive if promising(gains[i], DROP_Z)]
+        self.worlds_used.append(worlds)
+        self.kinds.append((decision, spent))
         best, best_gain = at, 0.0
-        for i, row in enumerate(gains):
-            if i == at or done < 2:
-                continue
-            mean = sum(row) / done
-            spread = math.sqrt(sum((x - mean) ** 2 for x in row) / (done - 1) / done)
-            if mean > Z * spread and mean > best_gain:
-                best, best_gain = i, mean
+        for i in alive:
+            row = gains[i]
+            if len(row) >= CHECK and promising(row, Z) and mean_of(row) > best_gain:
+                best, best_gain = i, mean_of(row)
         if best != at:
             self.deviations.append(decision)
         return actions.index(searched[best])
+
+
+def mean_of(row: list[float]) -> float:
+    return sum(row) / len(row)
+
+
+def promising(row: list[float], z: float) -> bool:
+    """Whether the mean of ``row`` (paired gains) is above ``-z`` standard errors... more than
+    ``z`` standard errors above zero when ``z`` is positive, and not clearly below it when ``z``
+    is negative (a row of zeros never is: it cannot ever win)."""
+    n = len(row)
+    mean = sum(row) / n
+    if n < 2:
+        return mean > 0 if z >= 0 else True
+    error = math.sqrt(sum((x - mean) ** 2 for x in row) / (n - 1) / n)
+    if error == 0:
+        return mean > 0
+    return mean > z * error
 
 
 searchers: dict[tuple[str, int], Searcher] = {}

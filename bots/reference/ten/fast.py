@@ -116,21 +116,16 @@ def runs_beyond(mask: int, fills: int) -> tuple[int, list[tuple[int, int, int]]]
     return found
 
 
-_options: dict[int, tuple[int, dict[int, int]]] = {}
+_choices: dict[int, list[tuple[int, int, int]]] = {}
 
 
-def colour_options(mask: int, fills: int, numbered: int) -> tuple[int, dict[int, int]]:
-    """One colour's points with no numbered wild (``mask`` its numbers, ``fills`` its free
-    wilds), and, per set of numbered wilds (a mask of their numbers, out of ``numbered``), the
-    most points it gives when that beats the first figure: a run is reachable when the numbered
-    wilds cover all of its gaps but ``fills`` (cached)."""
-    at = mask | fills << 9 | numbered << 12
-    found = _options.get(at)
-    if found is not None:
-        return found
-    base, windows = runs_beyond(mask, fills)
+def options_of(mask: int, fills: int, numbered: int) -> dict[int, int]:
+    """Per set of numbered wilds (a mask of their numbers, out of ``numbered``), the most points
+    one colour (``mask`` its numbers, ``fills`` its free wilds) makes with them when that beats
+    its points without them: a run is reachable when the numbered wilds fill all of its gaps
+    but ``fills``. Sets that do no better than a smaller one are left out."""
     options: dict[int, int] = {}
-    for missing, need, points in windows:
+    for missing, need, points in runs_beyond(mask, fills)[1]:
         avail = missing & numbered
         if POP[avail] < need:
             continue
@@ -146,69 +141,124 @@ def colour_options(mask: int, fills: int, numbered: int) -> tuple[int, dict[int,
                 for other, value in options.items()
             )
         }
-    if len(_options) > 200_000:
-        _options.clear()
-    _options[at] = found = (base, options)
+    return options
+
+
+Choices = tuple[tuple[int, int, int], ...]
+_choices: dict[int, tuple[int, Choices]] = {}
+_shares: dict[tuple[Choices, ...], int] = {}
+
+
+def colour_choices(mask: int, fills: int, numbered: int, full: int) -> tuple[int, Choices]:
+    """One colour's points with no numbered wild nor the full wild, and the ways to do better,
+    best first: (the points more, the numbered wilds used, 1 if it uses the full wild), the
+    full wild only if ``full`` (cached)."""
+    at = mask | fills << 9 | numbered << 11 | full << 20
+    found = _choices.get(at)
+    if found is not None:
+        return found
+    base = runs_beyond(mask, fills)[0]
+    better = [(v - base, used, 0) for used, v in options_of(mask, fills, numbered).items()]
+    if full:
+        more = runs_beyond(mask, fills + 1)[0]
+        if more > base:
+            better.append((more - base, 0, 1))
+        better += [(v - base, used, 1) for used, v in options_of(mask, fills + 1, numbered).items()]
+    better.sort(reverse=True)
+    if len(_choices) > 200_000:
+        _choices.clear()
+    _choices[at] = found = (base, tuple(better))
     return found
 
 
-def share(plain: list[tuple[int, dict[int, int]]], extra: list[tuple[int, dict[int, int]]]) -> int:
-    """The best total over the colours, no numbered wild used twice, the full wild (if
-    ``extra``: each colour's figures with one more free wild) in one colour at most: a search
-    colour by colour, each colour's choices best first, cut off where even the best of the
-    colours left cannot beat the best total found."""
-    columns = []
-    for c in range(4):
-        base, options = plain[c]
-        choices = [(base, 0, 0)] + [(v, used, 0) for used, v in options.items()]
-        if extra:
-            base, options = extra[c]
-            choices.append((base, 0, 1))
-            choices += [(v, used, 1) for used, v in options.items()]
-        choices.sort(reverse=True)
-        columns.append(choices)
-    rest = [0, 0, 0, 0, 0]
-    for c in range(3, -1, -1):
-        rest[c] = rest[c + 1] + columns[c][0][0]
-    best = -1
-    stack = [(0, 0, 0, 0)]
-    while stack:
-        c, used, full_used, got = stack.pop()
-        if c == 4:
-            if got > best:
+def share(columns: tuple[Choices, ...]) -> int:
+    """The most the wilds add over the colours (``columns``: the ways to do better of each colour
+    that has one), no numbered wild used twice and the full wild once at most: if the colours'
+    best ways do not clash, their sum; else a search colour by colour, best ways first, cut
+    off where even the best of the colours left cannot beat the best total found (cached: many
+    collections share their columns)."""
+    found = _shares.get(columns)
+    if found is not None:
+        return found
+    count = len(columns)
+    rest = [0] * (count + 1)
+    seen = fulls = 0
+    clash = False
+    for c in range(count - 1, -1, -1):
+        v, used, more = columns[c][0]
+        rest[c] = rest[c + 1] + v
+        if used & seen or (more and fulls):
+            clash = True
+        seen |= used
+        fulls |= more
+    best = 0
+    if not clash:
+        best = rest[0]
+    else:
+        used = full_used = 0
+        for column in columns:  # a first total: each colour its best way that fits
+            for v, wanted, more in column:
+                if not (wanted & used or (more and full_used)):
+                    best += v
+                    used |= wanted
+                    full_used |= more
+                    break
+        last = count - 1
+
+        def search(c: int, used: int, full_used: int, got: int) -> None:
+            nonlocal best
+            after = rest[c + 1]
+            for v, wanted, more in columns[c]:
+                if got + v + after <= best:
+                    return
+                if wanted & used or (more and full_used):
+                    continue
+                if c == last:
+                    best = got + v
+                    return
+                search(c + 1, used | wanted, full_used | more, got + v)
+            if c < last:  # this colour without its wilds
+                if got + after > best:
+                    search(c + 1, used, full_used, got)
+            elif got > best:
                 best = got
-            continue
-        if got + rest[c] <= best:
-            continue
-        after = rest[c + 1]
-        for v, wanted, more in reversed(columns[c]):  # pushed worst first: popped best first
-            if got + v + after <= best or wanted & used or (more and full_used):
-                continue
-            stack.append((c + 1, used | wanted, full_used | more, got + v))
+
+        if best < rest[0]:
+            search(0, 0, 0, 0)
+    if len(_shares) > 200_000:
+        _shares.clear()
+    _shares[columns] = best
     return best
 
 
 def score_of(key: int) -> int:
     """The points of a collection (cached): what the rules' ``score_cards`` finds (the best
-    placement of the wilds). The numbered wilds are shared out over the colours by a programme
-    over the sets each colour could use (:func:`colour_options`), the full wild tried in each
-    colour."""
+    placement of the wilds), with the numbered wilds and the full wild shared out over the
+    colours by :func:`share`."""
     points = _scores.get(key)
     if points is not None:
         return points
-    masks = [(key >> (9 * c)) & 511 for c in range(4)]
-    fills = [(key >> (CW_SHIFT + 2 * c)) & 3 for c in range(4)]
     numbered = (key >> NW_SHIFT) & 511
     full = 1 if key & FULL_BIT else 0
     if not numbered:
-        rows = [RUN_SCORES[masks[c]] for c in range(4)]
+        rows = [RUN_SCORES[(key >> (9 * c)) & 511] for c in range(4)]
+        fills = [(key >> (CW_SHIFT + 2 * c)) & 3 for c in range(4)]
         points = sum(rows[c][fills[c]] for c in range(4))
         if full:
             points += max(rows[c][min(fills[c] + 1, 3)] - rows[c][fills[c]] for c in range(4))
     else:
-        plain = [colour_options(masks[c], fills[c], numbered) for c in range(4)]
-        extra = [colour_options(masks[c], fills[c] + 1, numbered) for c in range(4)] if full else []
-        points = share(plain, extra)
+        points = 0
+        columns = []
+        for c in range(4):
+            base, better = colour_choices(
+                (key >> (9 * c)) & 511, (key >> (CW_SHIFT + 2 * c)) & 3, numbered, full
+            )
+            points += base
+            if better:
+                columns.append(better)
+        if columns:
+            columns.sort()
+            points += share(tuple(columns))
     if len(_scores) > 500_000:
         _scores.clear()
     _scores[key] = points
