@@ -54,6 +54,9 @@ MAX_CARDS = 1
 Z = 1.0
 """Another candidate than the heuristic's is played only when its paired gain over the worlds
 is at least this many standard errors above zero (noise alone must not move the choice)."""
+SEARCH_PAYS = False
+"""Payments follow the heuristic's rule: a third of the decisions, and a search there gains
+little (paying a token or a card rarely changes the game)."""
 MARGIN = 0.03
 """A playout's value per point of lead over the best other seat (a win is worth 1)."""
 TIME_SHARE = 0.4
@@ -149,6 +152,9 @@ class Searcher:
         favourite = root.heuristic()
         fallback = actions.index(favourite) if favourite in actions else 0
         if not budget.left():
+            self.worlds_used.append(0)
+            return fallback
+        if decision == fast.PAY and not SEARCH_PAYS:
             self.worlds_used.append(0)
             return fallback
         searched = candidates(root, actions, favourite)
