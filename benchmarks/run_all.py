@@ -119,6 +119,12 @@ BENCHES = (
         ("--games", "20"),
     ),
     Bench(
+        "reference_ten",
+        "bench_reference_ten",
+        "Reference bot (Ten): win rate vs 2 heuristics and vs 2 random, ms per decision",
+        ("--games", "12", "--random-games", "6"),
+    ),
+    Bench(
         "site",
         "bench_site",
         "Leaderboard rendering: full and incremental site builds",
@@ -245,6 +251,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "sprt": grep(r"^summary", r"^real: "),
     "records": grep(r"^all games"),
     "reference": grep(r" vs 3 "),
+    "reference_ten": grep(r" vs 2 "),
 }
 
 DASK_ROW = re.compile(

@@ -204,9 +204,7 @@ def test_with_no_time_left_it_plays_the_heuristics_choice(ten: Any, heuristic: A
 def test_the_reference_bot_passes_the_conformance_check_in_ten() -> None:
     from arena.league.conformance import check_bot
 
-    report = check_bot(
-        load_bot(str(REFERENCE)), matches=1, tables=[GameConfig("ten", (3,))]
-    )
+    report = check_bot(load_bot(str(REFERENCE)), matches=1, tables=[GameConfig("ten", (3,))])
     assert report.passed, [
         (f.status, f.message, f.stderr_tail) for g in report.games for f in g.faults()
     ]

@@ -276,12 +276,12 @@ class Sim:
         "active",
         "bidders",
         "busts",
+        "buyer",
         "cap",
         "cnt",
         "currency",
         "decision",
         "final_buyers",
-        "buyer",
         "held",
         "high_bid",
         "high_bidder",
@@ -679,7 +679,10 @@ class Sim:
 
     def ranks(self) -> list[int]:
         """Competition ranks: most points, then more tokens, then fewer collected cards."""
-        keys = [(-score_of(k), -c, n) for k, c, n in zip(self.key, self.currency, self.held)]
+        keys = [
+            (-score_of(k), -c, n)
+            for k, c, n in zip(self.key, self.currency, self.held, strict=True)
+        ]
         return [1 + sum(1 for other in keys if other < mine) for mine in keys]
 
     # -- the bundled heuristic (bots/heuristic/ten.py, same arithmetic) ------------------
