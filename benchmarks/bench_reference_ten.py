@@ -12,7 +12,8 @@ A win is place 1 (a shared first place counts as a win). The interval is Wilson'
 95th percentile. ``--decision`` sets the arena's time per decision (the bot searches within a
 share of it: a shorter one makes it search less).
 
-Run: python -m benchmarks.bench_reference_ten [--games 150] [--random-games 50] [--decision 1.0]
+Run: python -m benchmarks.bench_reference_ten [--games 150] [--random-games 50] [--parity-games N]
+[--decision 1.0]
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=150, help="games against 2 heuristics")
     parser.add_argument("--random-games", type=int, default=50, help="games against 2 random")
+    parser.add_argument(
+        "--parity-games", type=int, default=None, help="heuristic vs 2 heuristics (--games)"
+    )
     parser.add_argument("--decision", type=float, default=1.0, help="seconds per decision")
     parser.add_argument("--bank", type=float, default=10.0, help="seconds of bank per match")
     args = parser.parse_args()
@@ -70,7 +74,12 @@ def main() -> None:
     settings = (
         (reference, heuristic, args.games, "55%"),
         (reference, random_bot, args.random_games, "-"),
-        (heuristic, heuristic, args.games, "33%"),
+        (
+            heuristic,
+            heuristic,
+            args.games if args.parity_games is None else args.parity_games,
+            "33%",
+        ),
     )
     for hero, opponent, games, target in settings:
         if not games:

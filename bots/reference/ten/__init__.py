@@ -4,25 +4,30 @@ In Ten every card but the order of the draw pile is public, so a world consisten
 seat saw is the position with the pile shuffled again (``rules.sample_world`` builds the first;
 the next ones shuffle its pile again, :func:`fast.shuffled`). Each decision takes a few candidate
 actions (all of a draw decision's; for a bid, passing and the next few bids; for a buy, buying
-nothing and the cards the heuristic rates best; for a payment, the heuristic's unit and the
-cheapest others) and plays each, in every world, to the end of the game with every seat (this one
-too, afterwards) playing the bundled heuristic's rules (bots/heuristic/ten.py, ported exactly:
-against the bundled heuristic the opponent model is the opponents). The candidate whose playouts
-do best on average is played: a playout is worth 1 for a win (shared among the tied), plus
-``MARGIN`` per point of lead over the best other seat (the win alone is a coarse signal). Every
-candidate sees the same worlds (paired comparison). A 1-step improvement of the heuristic by
-rollouts: it stops drawing, bids and buys where the heuristic's rules of thumb misjudge.
+nothing and the cards the heuristic rates best) and plays each, in every world, to the end of the
+game with every seat (this one too, afterwards) playing the bundled heuristic's rules
+(bots/heuristic/ten.py, ported exactly: against the bundled heuristic the opponent model is the
+opponents). A playout is worth 1 for a win (shared among the tied) plus ``MARGIN`` per point of
+lead over the best other seat (the win alone is a coarse signal). Every candidate sees the same
+worlds, so each world gives a paired gain of the candidate over the heuristic's own choice.
 
-Time: a fixed number of playouts per decision (``PLAYOUTS``, shared among the candidates, at least
-``MIN_WORLDS`` worlds each), and a deadline from ``match.time`` as a safety net only: the search
-stops at a share of ``decision_ms`` (plus a little of the bank) and plays the best candidate so
-far; with no time at all, the heuristic's own choice. A decision's generator is seeded from the
-match id, the seat and the decision's number, so a match replays the same when no deadline cuts
-a search short.
+The heuristic's choice stands unless another candidate's mean gain is ``Z`` standard errors
+above zero (with a few worlds, the plain best mean is mostly noise: a search that picked it lost
+to the heuristic). After ``CHECK`` worlds, the candidates clearly no better are dropped, and the
+search stops when none is left: most decisions cost a few playouts. Payments follow the
+heuristic's rule without a search (a third of the decisions; searching them did not win more in
+a small trial, and costs time).
 
-Speed: the rules' objects cost about 0.7 ms per decision of a playout (an observation dict per
-decision, an event log); :mod:`fast` plays the same game on plain lists, and a test checks it
-step for step against the rules.
+Time: a fixed budget of playouts per decision (``PLAYOUTS``, ``MAX_WORLDS``), and a deadline from
+``match.time`` as a safety net only: the search stops at a share of ``decision_ms`` (plus a little
+of the bank) and plays what it found so far; with no time at all, the heuristic's own choice. A
+decision's generator is seeded from the match id, the seat and the decision's number, so a match
+replays the same when no deadline cuts a search short.
+
+Speed: through the rules' objects a whole game of heuristic seats costs about 180 ms (an
+observation dict per decision, an event log); :mod:`fast` plays the same game on plain lists
+(about 1 ms a game besides scoring, which is cached), and a test checks it step for step against
+the rules.
 """
 
 from __future__ import annotations
@@ -36,27 +41,27 @@ from typing import Any
 from . import fast
 from .rules import sample_world
 
-PLAYOUTS = 60
+PLAYOUTS = 16
 """Playouts per decision at most, over all candidates: the fixed budget."""
-MAX_WORLDS = 20
+MAX_WORLDS = 8
 """Worlds per decision at most."""
-CHECK = 4
+CHECK = 3
 """After this many worlds, candidates that are clearly no better than the heuristic's choice
-are dropped (their paired gain below ``DROP_Z`` standard errors); the search stops when none is
-left."""
+are dropped (their paired gain not above ``DROP_Z`` standard errors); the search stops when
+none is left."""
 DROP_Z = -0.5
 MAX_BIDS = 4
 """A bid decision's candidates: passing, and bids of the high bid plus 1 .. this."""
 MAX_BUYS = 4
 """A buy decision's candidates: nothing, and the market cards the heuristic rates best."""
 MAX_CARDS = 1
-"""A payment's candidates: the heuristic's unit, tokens, bust tokens, the cheapest cards."""
+"""A payment's candidates (when ``SEARCH_PAYS``): the heuristic's unit, a token, a bust token,
+and this many of the cards whose loss costs least."""
 Z = 1.0
 """Another candidate than the heuristic's is played only when its paired gain over the worlds
 is at least this many standard errors above zero (noise alone must not move the choice)."""
 SEARCH_PAYS = False
-"""Payments follow the heuristic's rule: a third of the decisions, and a search there gains
-little (paying a token or a card rarely changes the game)."""
+"""Whether payments are searched too (else they follow the heuristic's rule)."""
 MARGIN = 0.03
 """A playout's value per point of lead over the best other seat (a win is worth 1)."""
 TIME_SHARE = 0.4
@@ -201,9 +206,10 @@ def mean_of(row: list[float]) -> float:
 
 
 def promising(row: list[float], z: float) -> bool:
-    """Whether the mean of ``row`` (paired gains) is above ``-z`` standard errors... more than
-    ``z`` standard errors above zero when ``z`` is positive, and not clearly below it when ``z``
-    is negative (a row of zeros never is: it cannot ever win)."""
+    """Whether the mean of ``row`` (paired gains) is more than ``z`` standard errors above zero
+    (``z`` may be negative: not clearly below zero). A row of equal gains is promising only if
+    they are positive: a candidate that always does as well as the heuristic's choice cannot
+    beat it."""
     n = len(row)
     mean = sum(row) / n
     if n < 2:
