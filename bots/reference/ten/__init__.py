@@ -179,7 +179,8 @@ class Searcher:
                     break
                 sim = world.copy()
                 sim.apply(searched[i])
-                sim.play_out()
+                if not sim.play_out(budget.deadline):
+                    break
                 scores[i] = value(sim, self.seat)
             if len(scores) < 1 + len(alive):
                 break

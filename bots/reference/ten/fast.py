@@ -16,7 +16,9 @@ the final buy phases) follows ``rules/ten.py`` step for step.
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from typing import Any
 
 from .rules.ten import BUST_LIMIT, BUST_TOKEN_VALUE, CARDS, COLOURS, RUN_SCORES, Kind
@@ -49,6 +51,9 @@ DECISIONS = {"draw": DRAW, "bid": BID, "pay": PAY, "buy": BUY}
 TAKE_NUMBERS, TAKE_CURRENCY = 1, 2
 NONE = TOKEN = -1
 BUST = -2
+
+CHECK_EVERY = 16
+"""A playout looks at the clock every this many decisions."""
 
 # -- a seat's points, by a packed key ----------------------------------------------------------
 # bits 9c..9c+8: the numbers held in colour c; bits 36+2c, 37+2c: colour c's wilds (0-3);
@@ -789,10 +794,16 @@ class Sim:
             return BUST
         return cheapest
 
-    def play_out(self) -> None:
-        """Every seat plays the heuristic to the end of the game."""
+    def play_out(self, deadline: float = math.inf) -> bool:
+        """Every seat plays the heuristic to the end of the game; False if ``deadline`` (of
+        ``time.perf_counter``) passed first (checked every ``CHECK_EVERY`` decisions)."""
+        steps = 0
         while self.decision != OVER:
             self.apply(self.heuristic())
+            steps += 1
+            if steps % CHECK_EVERY == 0 and time.perf_counter() > deadline:
+                return False
+        return True
 
 
 # -- conversions to and from the rules' actions ------------------------------------------------
