@@ -1,5 +1,5 @@
 """Ten on plain lists: the rules' turn structure and the bundled heuristic's choices, fast enough
-for hundreds of whole-game playouts per decision.
+for whole-game playouts within a decision.
 
 The rules' ``TenState`` keeps cards as codes, builds an observation dict per decision and logs
 every event: a whole game of three heuristic seats costs about 180 ms through it. :class:`Sim`
@@ -79,8 +79,6 @@ def card_bit(card: int) -> int:
 
 BIT: list[int] = [card_bit(c) for c in range(N_IDS)]
 _scores: dict[int, int] = {}
-
-
 POP: list[int] = [bin(m).count("1") for m in range(512)]
 WINDOWS: list[tuple[int, int]] = [
     (((1 << (b + 1)) - 1) & ~((1 << a) - 1), 10 if b - a == 8 else b - a + 1)
@@ -119,9 +117,6 @@ def runs_beyond(mask: int, fills: int) -> tuple[int, list[tuple[int, int, int]]]
         windows.sort(key=lambda w: -w[2])
         _runs[at] = found = (base, windows)
     return found
-
-
-_choices: dict[int, list[tuple[int, int, int]]] = {}
 
 
 def options_of(mask: int, fills: int, numbered: int) -> dict[int, int]:
