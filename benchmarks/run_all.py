@@ -153,6 +153,12 @@ BENCHES = (
         ("--matches", "48", "--games", "take5"),
     ),
     Bench(
+        "reference_ten",
+        "bench_reference_ten",
+        "Reference bot (Ten): win rate vs 2 heuristics and vs 2 random, ms per decision",
+        ("--games", "12", "--random-games", "6"),
+    ),
+    Bench(
         "site",
         "bench_site",
         "Leaderboard rendering: full and incremental site builds",
@@ -284,6 +290,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
     "reference": grep(r" vs 3 "),
     "reference_phase10": grep(r" vs 2 "),
     "reference-league": grep(r"^(PASS|FAIL) ", r"^\d+ matches in "),
+    "reference_ten": grep(r" vs 2 "),
 }
 
 DASK_ROW = re.compile(

@@ -23,7 +23,7 @@ from arena.runtime.pool import BotPool
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "bots" / "reference"
-SEARCHED = ("take5", "phase10")
+SEARCHED = ("take5", "ten", "phase10")
 """The games the reference bot searches in (its manifest's games)."""
 _loaded = itertools.count()
 
