@@ -296,10 +296,15 @@ def _secular_root(seen: Sequence[tuple[float, float]], lo: float, hi: float, sta
         else:
             b = x
         nxt = x - fx / slope
-        if not a < nxt < b:
-            nxt = (a + b) / 2
-        if abs(nxt - x) <= 1e-15 * max(1.0, abs(x)):
+        tiny = abs(nxt - x) <= 1e-15 * max(1.0, abs(x))
+        if tiny and abs(fx) <= 1e-12:
             return nxt
+        # A tiny step far from a root is a step from next to a pole (a Newton step from 0 can
+        # land there: counts [0, 12, 16, 2, 7, 1, 1], four seats): bisect instead.
+        if tiny or not a < nxt < b:
+            nxt = (a + b) / 2
+        if nxt in (x, a, b):  # the bracket is down to neighbouring floats
+            return x
         x = nxt
     return x
 

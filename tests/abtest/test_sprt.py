@@ -504,3 +504,15 @@ def test_the_t_value_mle_converges_where_it_creeps_towards_an_unseen_bin() -> No
     sd = math.sqrt(sum(pk * (a - mean) ** 2 for pk, a in zip(p, values, strict=True)))
     assert abs(sum(p) - 1) < 1e-12 and abs((mean - 0.5) / sd - t) < 1e-9
     assert p[10] == pytest.approx(0.019924, abs=1e-5)  # the mass on the unseen top bin
+
+
+def test_the_mean_mle_does_not_stop_at_a_pole() -> None:
+    """A Newton step of the root search can land next to the pole of an observed extreme bin,
+    where the next step is tiny though the root is far: hypothesis found such a table (the
+    first bin unobserved, the last observed once). The optimum is a distribution, not a bin
+    with a mass of 1e14."""
+    values = bin_values(4)
+    counts = [0, 12, 16, 2, 7, 1, 1]
+    p = mle_mean(counts, values, 0.5)
+    assert sum(p) == pytest.approx(1, abs=1e-9) and max(p) < 1
+    assert mean_of(p, values) == pytest.approx(0.5, abs=1e-9)
