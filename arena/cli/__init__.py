@@ -6,6 +6,7 @@
 - :mod:`arena.cli.audit`: ``audit``
 - :mod:`arena.cli.abtest`: ``abtest`` (is NEW better than OLD?)
 - :mod:`arena.cli.site`: ``leaderboard``, ``serve``
+- :mod:`arena.cli.server`: ``server`` (the web server, the league running behind it)
 - :mod:`arena.cli.common`: what they share (league names, time options, loading bots)
 - :mod:`arena.cli.group`: the main group (commands imported when run; clear errors)
 
@@ -34,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "abtest": "arena.cli.abtest:abtest",
     "leaderboard": "arena.cli.site:leaderboard",
     "serve": "arena.cli.site:serve",
+    "server": "arena.cli.server:server",
 }
 """Every command, by name: the module and attribute that define it (imported when it runs)."""
 

@@ -1,0 +1,86 @@
+"""Serving the rendered site (the runner keeps it up to date, :mod:`arena.server.runner`) and
+each scrimmage's own replays.
+
+Files are looked up strictly inside their folder (no ``..``, no link out of it). Pages and
+records are served with the stderr tails of bots blanked: in the server they belong to each
+bot's author and the operator, who read them on the author pages (the static site of
+``arena leaderboard`` still shows them to whoever holds the folder). Each site page gets a link
+to the author pages in its navigation.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, RedirectResponse, Response
+
+from arena.server import scrimmage as scrim_mod
+from arena.server.context import Server
+from arena.server.errors import Refused
+
+STDERR_JSON = re.compile(rb'"(stderr_tail|stderr)"\s*:\s*"(?:[^"\\]|\\.)*"')
+STDERR_HTML = re.compile(rb'<pre class="stderr">.*?</pre>', re.DOTALL)
+NAV_END = b"</nav>"
+NAV_LINK = b'<a href="/account/">Authors</a></nav>'
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".json": "application/json",
+    ".js": "text/javascript; charset=utf-8",
+}
+
+
+def redact(data: bytes, html: bool) -> bytes:
+    """``data`` with every stderr tail blanked (and, for a page, the authors' link added)."""
+    data = STDERR_JSON.sub(lambda m: b'"' + m.group(1) + b'": ""', data)
+    if html:
+        data = STDERR_HTML.sub(b'<p class="muted">The stderr tail is shown to its author.</p>', data)
+        data = data.replace(NAV_END, NAV_LINK, 1)
+    return data
+
+
+def resolve(root: Path, path: str) -> Path:
+    """The file ``path`` names inside ``root``: 404 for anything outside it or missing."""
+    if "\0" in path or len(path) > 1000:
+        raise Refused(404, "not found")
+    base = root.resolve()
+    target = (base / path.lstrip("/")).resolve()
+    if target != base and base not in target.parents:
+        raise Refused(404, "not found")
+    if target.is_dir():
+        target = target / "index.html"
+    if not target.is_file():
+        raise Refused(404, f"no page /{path}" if root.exists() else "the site is being rendered")
+    return target
+
+
+def serve_file(root: Path, path: str) -> Response:
+    target = resolve(root, path)
+    kind = TYPES.get(target.suffix)
+    if kind is None:
+        return FileResponse(target)
+    data = redact(target.read_bytes(), target.suffix == ".html")
+    return Response(data, media_type=kind, headers={"cache-control": "no-cache"})
+
+
+def site_file(request: Request) -> Response:
+    server: Server = request.app.state.server
+    path = request.path_params.get("path", "")
+    if path == "":
+        return RedirectResponse("/index.html", status_code=307)
+    return serve_file(server.settings.site, path)
+
+
+def scrimmage_file(request: Request) -> Response:
+    """A scrimmage's replay pages: its author's and the admins' only."""
+    from arena.server.author import signed_in  # the author pages' sign-in
+
+    server: Server = request.app.state.server
+    user = signed_in(request)
+    text = str(request.path_params["id"])
+    found = server.jobs().scrimmage(int(text)) if text.isdigit() and len(text) < 18 else None
+    if found is None or not (user.admin or found.user == user.name):
+        raise Refused(404, "no such scrimmage of yours")
+    folder = scrim_mod.scrimmage_folder(server.folder, found.id) / scrim_mod.SITE_DIR
+    return serve_file(folder, request.path_params.get("path", ""))
