@@ -17,7 +17,9 @@ SITE_DIR = "site"
 """The rendered site the server serves, inside the league folder (private like it)."""
 
 
-def start_runner(folder: Path, site: Path, workers: int, settled: float, more: int) -> subprocess.Popen[bytes]:
+def start_runner(
+    folder: Path, site: Path, workers: int, settled: float, more: int
+) -> subprocess.Popen[bytes]:
     """The league runner (:mod:`arena.server.runner`) as a child process; it stops when its
     stdin closes (this process ended, however it ended)."""
     command = [
@@ -57,7 +59,9 @@ def stop_runner(runner: subprocess.Popen[bytes], grace: float = 60.0) -> None:
 @click.argument("league_name", metavar="L")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option("--workers", type=WORKERS, default=None, help="Worker processes (default: the league's).")
+@click.option(
+    "--workers", type=WORKERS, default=None, help="Worker processes (default: the league's)."
+)
 @click.option(
     "--league/--no-league",
     "run_league",
@@ -120,7 +124,9 @@ def server(
     site = folder / SITE_DIR
     removed, adopted = adopt(folder)
     if removed or adopted:
-        click.echo(f"uploads: {removed} half-made removed, {adopted} complete ones queued", err=True)
+        click.echo(
+            f"uploads: {removed} half-made removed, {adopted} complete ones queued", err=True
+        )
     settings = Settings(folder, site, settled_sigma=settled_sigma)
     runner = start_runner(folder, site, count, settled_sigma, more) if run_league else None
     click.echo(f"serving http://{host}:{port}/ (Ctrl-C stops)", err=True)

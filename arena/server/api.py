@@ -10,7 +10,6 @@ withdraw their bots, ask for scrimmages and register webhooks. Every refusal is 
 from __future__ import annotations
 
 import json
-
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -28,7 +27,6 @@ from arena.server.uploads import UploadError, archive_of, stage
 from arena.site.pages import match_path
 
 MAX_PAGE = 200
-
 
 
 def authenticate(server: Server, request: Request) -> tuple[User | None, str]:
@@ -236,7 +234,7 @@ def me(request: Request) -> JSONResponse:
 async def submit(request: Request) -> JSONResponse:
     server: Server = request.app.state.server
     user = await run_in_threadpool(require_user, server, request, True)
-    data, fields = await receive_upload(server, request, user)
+    data, _fields = await receive_upload(server, request, user)
     staged = await run_in_threadpool(do_stage, server, data, user)
     return JSONResponse(
         {
@@ -462,5 +460,3 @@ ROUTES = [
     Route("/api/v1/webhooks/{id}", remove_webhook, methods=["DELETE"]),
     Route("/api/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
 ]
-
-

@@ -17,6 +17,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
+from argon2 import PasswordHasher
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -58,7 +59,11 @@ def refusal(request: Request, status: int, message: str, headers: dict[str, str]
     server: Server = request.app.state.server
     title = TITLES.get(status, "Refused")
     text = server.templates.get_template("error.html").render(
-        title=title, message=message, user=None, csrf=csrf_token(request), refresh=None,
+        title=title,
+        message=message,
+        user=None,
+        csrf=csrf_token(request),
+        refresh=None,
         notice=None,
     )
     response = HTMLResponse(text, status_code=status, headers=headers)
@@ -82,13 +87,18 @@ async def on_error(request: Request, exc: Exception) -> Response:
     logger.error("error in %s %s", request.method, request.url.path, exc_info=exc)
     if wants_json(request):
         return JSONResponse({"error": "internal error (logged on the server)"}, status_code=500)
-    return HTMLResponse("<!doctype html><title>Error</title><p>Internal error (logged on the server).",
-                        status_code=500)
+    return HTMLResponse(
+        "<!doctype html><title>Error</title><p>Internal error (logged on the server).",
+        status_code=500,
+    )
 
 
-def make_app(settings: Settings, webhooks: bool = True) -> Starlette:
-    """The application for one league; ``webhooks`` starts the delivery thread with it."""
-    server = Server(settings)
+def make_app(
+    settings: Settings, webhooks: bool = True, hasher: PasswordHasher | None = None
+) -> Starlette:
+    """The application for one league; ``webhooks`` starts the delivery thread with it;
+    ``hasher`` is for tests that want a cheap password hash."""
+    server = Server(settings, hasher)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

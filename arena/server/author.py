@@ -149,8 +149,14 @@ async def signin(request: Request) -> Response:
         raise Refused(429, "too many sign-in attempts: wait a few minutes")
     user = await run_in_threadpool(server.accounts().check_password, name, password)
     if user is None:
-        return page(request, "signin.html", 401, title="Sign in", name=name,
-                    message="wrong name or password")
+        return page(
+            request,
+            "signin.html",
+            401,
+            title="Sign in",
+            name=name,
+            message="wrong name or password",
+        )
     return start_session(request, user, "/account/")
 
 
@@ -177,8 +183,13 @@ async def signup(request: Request) -> Response:
         raise Refused(429, "too many attempts: wait a few minutes")
     password = one(fields, "password")[:1024]
     if password != one(fields, "again")[:1024]:
-        return page(request, "signup.html", 400, title="Set your password",
-                    message="the two passwords differ")
+        return page(
+            request,
+            "signup.html",
+            400,
+            title="Set your password",
+            message="the two passwords differ",
+        )
     try:
         user = await run_in_threadpool(
             server.accounts().redeem_signup, one(fields, "token").strip()[:200], password
@@ -208,9 +219,18 @@ def bot_view(server: Server, name: str) -> dict[str, Any]:
     faults = []
     for v in reversed(versions):
         for m, game, bots, ranks, count, _ in league.store.result_page(0, 10, v["id"]):
-            seats = ", ".join(f"{names.get(b, '?')} #{r + 1}" for b, r in zip(bots, ranks, strict=True))
-            recent.append({"match_id": m, "game": game, "seats": seats, "faults": count,
-                           "page": match_path(m)})
+            seats = ", ".join(
+                f"{names.get(b, '?')} #{r + 1}" for b, r in zip(bots, ranks, strict=True)
+            )
+            recent.append(
+                {
+                    "match_id": m,
+                    "game": game,
+                    "seats": seats,
+                    "faults": count,
+                    "page": match_path(m),
+                }
+            )
         for f in league.store.faults_of(v["id"], 10):
             faults.append({**f.__dict__, "page": match_path(f.match_id)})
     return {
@@ -228,8 +248,9 @@ def account(request: Request) -> Response:
     names = server.accounts().bots_of(user)
     bots = [bot_view(server, n) for n in names]
     vals = [v.public(True) for v in server.jobs().validations(user=user.name)[:20]]
-    return page(request, "account.html", title="My bots", user=user, bots=bots,
-                validations=vals, token=None)
+    return page(
+        request, "account.html", title="My bots", user=user, bots=bots, validations=vals, token=None
+    )
 
 
 async def new_token(request: Request) -> Response:
@@ -243,8 +264,15 @@ async def new_token(request: Request) -> Response:
         names = server.accounts().bots_of(user)
         bots = [bot_view(server, n) for n in names]
         vals = [v.public(True) for v in server.jobs().validations(user=user.name)[:20]]
-        return page(request, "account.html", title="My bots", user=user, bots=bots,
-                    validations=vals, token=token)
+        return page(
+            request,
+            "account.html",
+            title="My bots",
+            user=user,
+            bots=bots,
+            validations=vals,
+            token=token,
+        )
 
     return await run_in_threadpool(make)
 
@@ -265,8 +293,9 @@ async def withdraw(request: Request) -> Response:
 def upload_form(request: Request) -> Response:
     user = signed_in(request)
     limit = server_of(request).settings.limits.max_upload
-    return page(request, "upload.html", title="Upload a bot", user=user,
-                max_mb=round(limit / 2**20, 1))
+    return page(
+        request, "upload.html", title="Upload a bot", user=user, max_mb=round(limit / 2**20, 1)
+    )
 
 
 async def upload(request: Request) -> Response:
@@ -278,9 +307,15 @@ async def upload(request: Request) -> Response:
     try:
         staged = await run_in_threadpool(api.do_stage, server, data, user)
     except Refused as exc:
-        return page(request, "upload.html", exc.status, title="Upload a bot", user=user,
-                    max_mb=round(server.settings.limits.max_upload / 2**20, 1),
-                    message=exc.message)
+        return page(
+            request,
+            "upload.html",
+            exc.status,
+            title="Upload a bot",
+            user=user,
+            max_mb=round(server.settings.limits.max_upload / 2**20, 1),
+            message=exc.message,
+        )
     return see_other(f"/account/validations/{staged.validation}")
 
 
@@ -290,8 +325,15 @@ def validation(request: Request) -> Response:
     if found is None or not (user.admin or found.user == user.name):
         raise Refused(404, "no such validation of yours")
     view = found.public(private=True)
-    return page(request, "validation.html", title=f"Validation {found.id}", user=user, v=view,
-                ended=found.ended, refresh=None if found.ended else 2)
+    return page(
+        request,
+        "validation.html",
+        title=f"Validation {found.id}",
+        user=user,
+        v=view,
+        ended=found.ended,
+        refresh=None if found.ended else 2,
+    )
 
 
 # -- scrimmages -------------------------------------------------------------------------------
@@ -343,8 +385,14 @@ def scrimmage(request: Request) -> Response:
     user = signed_in(request)
     view = api.scrimmage_view(server_of(request), user, api.path_int(request, "id"))
     waiting = view["status"] in ("pending", "running")
-    return page(request, "scrimmage.html", title=f"Scrimmage {view['id']}", user=user, s=view,
-                refresh=3 if waiting else None)
+    return page(
+        request,
+        "scrimmage.html",
+        title=f"Scrimmage {view['id']}",
+        user=user,
+        s=view,
+        refresh=3 if waiting else None,
+    )
 
 
 # -- webhooks ---------------------------------------------------------------------------------
@@ -352,9 +400,16 @@ def scrimmage(request: Request) -> Response:
 
 def webhook_page(request: Request, user: User, status: int = 200, message: str = "") -> Response:
     server = server_of(request)
-    return page(request, "webhooks.html", status, title="Webhooks", user=user,
-                hooks=server.accounts().webhooks(user), settled=server.settings.settled_sigma,
-                message=message or None)
+    return page(
+        request,
+        "webhooks.html",
+        status,
+        title="Webhooks",
+        user=user,
+        hooks=server.accounts().webhooks(user),
+        settled=server.settings.settled_sigma,
+        message=message or None,
+    )
 
 
 def webhooks(request: Request) -> Response:

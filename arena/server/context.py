@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from argon2 import PasswordHasher
 
 from arena import resources
 from arena.league.core import League
@@ -58,8 +59,9 @@ def environment() -> jinja2.Environment:
 class Server:
     """The state of one server process."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, hasher: PasswordHasher | None = None) -> None:
         self.settings = settings
+        self.hasher = hasher
         self.folder = settings.folder
         self.local = threading.local()
         self.templates = environment()
@@ -84,7 +86,7 @@ class Server:
     def accounts(self) -> Accounts:
         accounts: Accounts | None = getattr(self.local, "accounts", None)
         if accounts is None:
-            accounts = Accounts.open(self.folder)
+            accounts = Accounts.open(self.folder, hasher=self.hasher)
             self.local.accounts = accounts
         return accounts
 

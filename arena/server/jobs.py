@@ -190,9 +190,7 @@ def _validation(row: Sequence[Any]) -> Validation:
 
 
 def _scrimmage(row: Sequence[Any]) -> Scrimmage:
-    return Scrimmage(
-        row[0], row[1], row[2], tuple(json.loads(row[3])), *row[4:9]
-    )
+    return Scrimmage(row[0], row[1], row[2], tuple(json.loads(row[3])), *row[4:9])
 
 
 VALIDATION_COLUMNS = (

@@ -79,8 +79,13 @@ def describe(report: CheckReport) -> tuple[list[dict[str, Any]], list[str], str]
     hints: list[str] = []
     tail = ""
     if isinstance(report.hello, Fault):
-        faults.append({"where": "start-up", "status": report.hello.kind.value,
-                       "message": report.hello.message})
+        faults.append(
+            {
+                "where": "start-up",
+                "status": report.hello.kind.value,
+                "message": report.hello.message,
+            }
+        )
         hints.append(HINTS[report.hello.kind])
         tail = report.hello.stderr_tail
     for checked in report.games:
@@ -89,8 +94,14 @@ def describe(report: CheckReport) -> tuple[list[dict[str, Any]], list[str], str]
             where = f"{checked.game} at {len(record.seats)} seats" + (
                 f" ({options})" if options else ""
             )
-            faults.append({"where": where, "status": fault.kind.value, "step": fault.step,
-                           "message": fault.message})
+            faults.append(
+                {
+                    "where": where,
+                    "status": fault.kind.value,
+                    "step": fault.step,
+                    "message": fault.message,
+                }
+            )
             if HINTS[fault.kind] not in hints:
                 hints.append(HINTS[fault.kind])
             tail = tail or fault.stderr_tail
@@ -112,7 +123,9 @@ def validate(league: League, jobs: Jobs, v: Validation) -> None:
         fail(jobs, v, f"{v.bot} plays none of the league's games ({league_games})")
         return
     try:
-        report = check_bot(spec, 1, league.config.run_limits(), [league.config.game(g) for g in games])
+        report = check_bot(
+            spec, 1, league.config.run_limits(), [league.config.game(g) for g in games]
+        )
     except (ArenaSetupError, BotError) as exc:
         fail(jobs, v, f"the arena could not run the check (not your bot's fault): {exc}")
         return
@@ -388,10 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, hard_stop)
     signal.signal(signal.SIGINT, hard_stop)
     threading.Thread(target=watch_parent, args=(stop,), name="watch-parent", daemon=True).start()
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         run(opts, stop)
-    except KeyboardInterrupt:
-        pass
     log("stopped")
     return 0
 

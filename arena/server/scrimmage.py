@@ -156,8 +156,9 @@ def results(folder: Path, names: Sequence[str]) -> list[dict[str, Any]]:
 
 def summary(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> list[dict[str, Any]]:
     """Per bot: matches, mean rank (1 = first), wins (rank 0), faults."""
-    per: dict[str, dict[str, Any]] = {n: {"bot": n, "matches": 0, "rank_sum": 0, "wins": 0,
-                                           "faults": 0} for n in names}
+    per: dict[str, dict[str, Any]] = {
+        n: {"bot": n, "matches": 0, "rank_sum": 0, "wins": 0, "faults": 0} for n in names
+    }
     for row in rows:
         faulted = {f["seat"] for f in row["faults"]}
         for seat, bot in enumerate(row["bots"]):

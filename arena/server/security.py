@@ -57,9 +57,7 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [
-                    (k, v) for k, v in message.get("headers", []) if k not in dict(HEADERS)
-                ]
+                headers = [(k, v) for k, v in message.get("headers", []) if k not in dict(HEADERS)]
                 message["headers"] = headers + list(HEADERS)
             await send(message)
 

@@ -35,7 +35,9 @@ def redact(data: bytes, html: bool) -> bytes:
     """``data`` with every stderr tail blanked (and, for a page, the authors' link added)."""
     data = STDERR_JSON.sub(lambda m: b'"' + m.group(1) + b'": ""', data)
     if html:
-        data = STDERR_HTML.sub(b'<p class="muted">The stderr tail is shown to its author.</p>', data)
+        data = STDERR_HTML.sub(
+            b'<p class="muted">The stderr tail is shown to its author.</p>', data
+        )
         data = data.replace(NAV_END, NAV_LINK, 1)
     return data
 

@@ -9,7 +9,7 @@ is recorded at the next start, :func:`arena.server.jobs.adopt`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +53,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-async def _once(data: bytes) -> AsyncIterator[bytes]:
+async def _once(data: bytes) -> AsyncGenerator[bytes, None]:
     yield data
     yield b""
 
@@ -80,8 +80,14 @@ async def archive_of(request: Request, limit: int) -> tuple[bytes, dict[str, str
             raise UploadError(413, f"the upload is larger than the limit of {limit} bytes")
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
         return data, fields
-    if kind in ("application/gzip", "application/x-gzip", "application/zip",
-                "application/octet-stream", "application/x-tar", ""):
+    if kind in (
+        "application/gzip",
+        "application/x-gzip",
+        "application/zip",
+        "application/octet-stream",
+        "application/x-tar",
+        "",
+    ):
         return await read_body(request, limit), {}
     raise UploadError(415, "send the archive as multipart/form-data (field 'file') or as the body")
 

@@ -67,19 +67,20 @@ def hooks_for(accounts: Accounts, event: Event) -> list[Webhook]:
     return [h for h in accounts.webhooks(user) if event.event in h.events]
 
 
-def deliver_due(folder: Path, post: Callable[[str, dict[str, Any]], str] = post_json) -> int:
+def deliver_due(
+    jobs: Jobs, accounts: Accounts, post: Callable[[str, dict[str, Any]], str] = post_json
+) -> int:
     """Deliver every due event once; how many events were tried."""
-    with Jobs(folder) as jobs, Accounts.open(folder) as accounts:
-        events = jobs.due_events(MAX_ATTEMPTS)
-        for event in events:
-            errors = []
-            for hook in hooks_for(accounts, event):
-                error = post(hook.url, event.payload)
-                if error:
-                    logger.warning("webhook %s (%s) failed: %s", hook.id, event.event, error)
-                    errors.append(error)
-            jobs.event_tried(event.id, "; ".join(errors))
-        return len(events)
+    events = jobs.due_events(MAX_ATTEMPTS)
+    for event in events:
+        errors = []
+        for hook in hooks_for(accounts, event):
+            error = post(hook.url, event.payload)
+            if error:
+                logger.warning("webhook %s (%s) failed: %s", hook.id, event.event, error)
+                errors.append(error)
+        jobs.event_tried(event.id, "; ".join(errors))
+    return len(events)
 
 
 class Deliverer(threading.Thread):
@@ -92,11 +93,12 @@ class Deliverer(threading.Thread):
         self.stopping = threading.Event()
 
     def run(self) -> None:
-        while not self.stopping.wait(self.interval):
-            try:
-                deliver_due(self.folder)
-            except Exception:
-                logger.exception("webhook delivery failed")
+        with Jobs(self.folder) as jobs, Accounts.open(self.folder) as accounts:
+            while not self.stopping.wait(self.interval):
+                try:
+                    deliver_due(jobs, accounts)
+                except Exception:
+                    logger.exception("webhook delivery failed")
 
     def stop(self) -> None:
         self.stopping.set()
