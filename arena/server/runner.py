@@ -354,12 +354,23 @@ def league_lock(folder: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def watch_parent(stop: threading.Event) -> None:
-    """Set ``stop`` when stdin ends: the server is gone (or asks the runner to stop)."""
-    with contextlib.suppress(OSError, ValueError):
-        while sys.stdin.buffer.read(1):
+def watch_parent(stop: threading.Event, fd: int) -> None:
+    """Set ``stop`` when the pipe ``fd`` (the runner's stdin as it started) ends: the server is
+    gone (or asks the runner to stop). Read with :func:`os.read`, not through ``sys.stdin``,
+    whose lock a forked worker would inherit held (and hang closing its stdin)."""
+    with contextlib.suppress(OSError):
+        while os.read(fd, 1024):
             pass
     stop.set()
+
+
+def detach_stdin() -> int:
+    """The runner's stdin as a private descriptor; fd 0 becomes /dev/null for its children."""
+    fd = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return fd
 
 
 def run(opts: Options, stop: threading.Event) -> None:
@@ -400,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, hard_stop)
     signal.signal(signal.SIGINT, hard_stop)
-    threading.Thread(target=watch_parent, args=(stop,), name="watch-parent", daemon=True).start()
+    fd = detach_stdin()
+    threading.Thread(target=watch_parent, args=(stop, fd), name="watch-parent", daemon=True).start()
     with contextlib.suppress(KeyboardInterrupt):
         run(opts, stop)
     log("stopped")

@@ -155,7 +155,9 @@ def test_sign_in_rate_limit(league: Path, people: People) -> None:
         c.get("/account/signin")
         csrf = c.cookies.get("arena_csrf")
         codes = [
-            c.post("/account/signin", data={"csrf": csrf, "name": "bob", "password": "x"}).status_code
+            c.post(
+                "/account/signin", data={"csrf": csrf, "name": "bob", "password": "x"}
+            ).status_code
             for _ in range(5)
         ]
         assert codes[:3] == [401, 401, 401] and codes[3:] == [429, 429]
@@ -213,8 +215,12 @@ def test_upload_queues_a_validation(
         403,
     )
     # Nor take a name the league knows by another author.
-    error_of(client.post("/api/v1/bots", content=bot_archive(tmp_path, "alpha"),
-                         headers=people.auth("bob")), 403)
+    error_of(
+        client.post(
+            "/api/v1/bots", content=bot_archive(tmp_path, "alpha"), headers=people.auth("bob")
+        ),
+        403,
+    )
 
 
 def test_upload_as_a_form(league: Path, people: People, tmp_path: Path) -> None:
@@ -233,7 +239,18 @@ def test_upload_as_a_form(league: Path, people: People, tmp_path: Path) -> None:
         # The same as a multipart API call with a token.
         api = c.post(
             "/api/v1/bots",
-            files={"file": ("b.zip", zip_of({"bot.toml": b'name = "alice-zip"\ncommand = ["python3", "bot.py"]\ngames = ["take5"]\n', "bot.py": b""}), "application/zip")},
+            files={
+                "file": (
+                    "b.zip",
+                    zip_of(
+                        {
+                            "bot.toml": b'name = "alice-zip"\ncommand = ["python3", "bot.py"]\ngames = ["take5"]\n',
+                            "bot.py": b"",
+                        }
+                    ),
+                    "application/zip",
+                )
+            },
             headers=people.auth("alice"),
         )
         assert api.status_code == 201, api.text
@@ -277,6 +294,7 @@ def test_oversize_and_wrong_type(league: Path, people: People, tmp_path: Path) -
     with client_for(league, limits=Limits(max_upload=1000)) as c:
         big = bot_archive(tmp_path, "alice-big") + b"\0" * 2000
         error_of(c.post("/api/v1/bots", content=big, headers=people.auth("alice")), 413)
+
         # A body streamed without a Content-Length is counted too.
         def chunks() -> Any:
             yield b"\0" * 800
@@ -285,8 +303,11 @@ def test_oversize_and_wrong_type(league: Path, people: People, tmp_path: Path) -
         error_of(c.post("/api/v1/bots", content=chunks(), headers=people.auth("alice")), 413)
     with client_for(league) as c:
         error_of(
-            c.post("/api/v1/bots", content=b"{}", headers={**people.auth("alice"),
-                                                          "Content-Type": "application/json"}),
+            c.post(
+                "/api/v1/bots",
+                content=b"{}",
+                headers={**people.auth("alice"), "Content-Type": "application/json"},
+            ),
             415,
         )
         error_of(c.post("/api/v1/bots", content=b"x"), 401)
@@ -363,8 +384,10 @@ def test_scrimmage_requests_checked(client: TestClient, people: People, league: 
 def test_webhooks_api(client: TestClient, people: People) -> None:
     auth = people.auth("bob")
     error_of(client.post("/api/v1/webhooks", json={"url": "ftp://x"}, headers=auth), 400)
-    error_of(client.post("/api/v1/webhooks", json={"url": "http://x", "events": ["boom"]},
-                         headers=auth), 400)
+    error_of(
+        client.post("/api/v1/webhooks", json={"url": "http://x", "events": ["boom"]}, headers=auth),
+        400,
+    )
     made = client.post("/api/v1/webhooks", json={"url": "http://127.0.0.1:9/h"}, headers=auth)
     assert made.status_code == 201
     hook = made.json()["id"]

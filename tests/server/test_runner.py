@@ -11,7 +11,7 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -48,7 +48,7 @@ def small_league(folder: Path, matches: int = 18) -> Path:
 
 
 class Catcher(http.server.BaseHTTPRequestHandler):
-    received: list[dict[str, Any]] = []
+    received: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
         length = int(self.headers["Content-Length"])
