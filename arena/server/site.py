@@ -16,6 +16,7 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
+from arena import resources
 from arena.server import scrimmage as scrim_mod
 from arena.server.context import Server
 from arena.server.errors import Refused
@@ -24,6 +25,7 @@ STDERR_JSON = re.compile(rb'"(stderr_tail|stderr)"\s*:\s*"(?:[^"\\]|\\.)*"')
 STDERR_HTML = re.compile(rb'<pre class="stderr">.*?</pre>', re.DOTALL)
 NAV_END = b"</nav>"
 NAV_LINK = b'<a href="/account/">Authors</a></nav>'
+STATIC = resources.templates() / "static"
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".json": "application/json",
@@ -71,6 +73,9 @@ def site_file(request: Request) -> Response:
     path = request.path_params.get("path", "")
     if path == "":
         return RedirectResponse("/index.html", status_code=307)
+    if path.startswith("static/") and not (server.settings.site / path).is_file():
+        # Before the first render (the author pages use the site's style sheet).
+        return serve_file(STATIC.parent, path)
     return serve_file(server.settings.site, path)
 
 

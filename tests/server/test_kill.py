@@ -36,7 +36,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
+def server(folder: Path, port: int, more: int = 0) -> Iterator[subprocess.Popen[bytes]]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "ARENA_PURE_PYTHON": "1"}
     process = subprocess.Popen(
         [
@@ -50,7 +50,7 @@ def server(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
             "--workers",
             "2",
             "--more",
-            "0",
+            str(more),
         ],
         env=env,
         start_new_session=True,
