@@ -39,13 +39,13 @@ OPENER = urllib.request.build_opener(_NoRedirect)
 def post_json(url: str, payload: dict[str, Any], timeout: float = TIMEOUT) -> str:
     """POST ``payload``; "" on a 2xx answer, else what went wrong."""
     body = json.dumps(payload).encode()
-    request = urllib.request.Request(
-        url,
-        data=body,
-        method="POST",
-        headers={"Content-Type": "application/json", "User-Agent": "arena-webhook/1"},
-    )
     try:
+        request = urllib.request.Request(
+            url,
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json", "User-Agent": "arena-webhook/1"},
+        )
         with OPENER.open(request, timeout=timeout) as answer:
             status = int(answer.status)
     except urllib.error.HTTPError as exc:
