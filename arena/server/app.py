@@ -121,7 +121,7 @@ def make_app(
         *author.ROUTES,
         Route("/scrimmages/{id}/site/{path:path}", site.scrimmage_file),
         Route("/favicon.ico", no_icon),
-        Route("/{path:path}", site.site_file),
+        Route("/{path:path}", api.inline(site.site_file)),
     ]
     app = Starlette(
         routes=routes,

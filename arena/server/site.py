@@ -11,6 +11,7 @@ to the author pages in its navigation.
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 from starlette.requests import Request
@@ -30,7 +31,42 @@ TYPES = {
     ".html": "text/html; charset=utf-8",
     ".json": "application/json",
     ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
 }
+CACHE_BYTES = 64 * 2**20
+
+
+class FileCache:
+    """Served files, redacted, kept while their size and mtime stay the same (the runner
+    replaces a page atomically when it re-renders it: a new file, a new mtime)."""
+
+    def __init__(self, limit: int = CACHE_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        self.files: dict[Path, tuple[int, int, bytes]] = {}
+        self.lock = threading.Lock()
+
+    def get(self, target: Path) -> bytes:
+        info = target.stat()
+        key = (info.st_mtime_ns, info.st_size)
+        with self.lock:
+            found = self.files.get(target)
+        if found is not None and found[:2] == key:
+            return found[2]
+        data = target.read_bytes()
+        if target.suffix in (".html", ".json", ".js"):
+            data = redact(data, target.suffix == ".html")
+        with self.lock:
+            if self.size + len(data) > self.limit:
+                self.files.clear()
+                self.size = 0
+            old = self.files.pop(target, None)
+            self.size += len(data) - (len(old[2]) if old else 0)
+            self.files[target] = (*key, data)
+        return data
+
+
+CACHE = FileCache()
 
 
 def redact(data: bytes, html: bool) -> bytes:
@@ -64,8 +100,7 @@ def serve_file(root: Path, path: str) -> Response:
     kind = TYPES.get(target.suffix)
     if kind is None:
         return FileResponse(target)
-    data = redact(target.read_bytes(), target.suffix == ".html")
-    return Response(data, media_type=kind, headers={"cache-control": "no-cache"})
+    return Response(CACHE.get(target), media_type=kind, headers={"cache-control": "no-cache"})
 
 
 def site_file(request: Request) -> Response:

@@ -9,6 +9,7 @@ stop the server or the league. Redirects are not followed.
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import threading
@@ -50,7 +51,7 @@ def post_json(url: str, payload: dict[str, Any], timeout: float = TIMEOUT) -> st
             status = int(answer.status)
     except urllib.error.HTTPError as exc:
         return f"HTTP {exc.code}"
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         return f"{type(exc).__name__}: {exc}"
     return "" if 200 <= status < 300 else f"HTTP {status}"
 
