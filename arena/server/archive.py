@@ -71,6 +71,8 @@ class Limits:
     """Path components."""
     max_name: int = 255
     """Bytes per path component (UTF-8)."""
+    max_path: int = 1024
+    """Bytes of a whole path (UTF-8): well under the system's own limit, so no write fails."""
 
 
 @dataclass(frozen=True)
@@ -164,11 +166,15 @@ def check_name(name: str, limits: Limits) -> tuple[str, ...]:
         raise ArchiveError(
             f"{shown(repr(name))} is {len(parts)} folders deep, over the limit of {limits.max_depth}"
         )
-    for part in parts:
-        try:
-            size = len(part.encode("utf-8"))
-        except UnicodeEncodeError:
-            raise ArchiveError(f"a name that is not UTF-8: {shown(repr(name))}") from None
+    try:
+        sizes = [len(part.encode("utf-8")) for part in parts]
+    except UnicodeEncodeError:
+        raise ArchiveError(f"a name that is not UTF-8: {shown(repr(name))}") from None
+    if sum(sizes) + len(sizes) > limits.max_path:
+        raise ArchiveError(
+            f"a path longer than {limits.max_path} bytes: {shown(repr(name[:80]))}..."
+        )
+    for size in sizes:
         if size > limits.max_name:
             raise ArchiveError(
                 f"a name of {size} bytes in {shown(repr(name))}, over the limit of "
