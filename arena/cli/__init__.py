@@ -3,6 +3,7 @@
 - :mod:`arena.cli.play`: ``games``, ``play``, ``human``, ``check`` (bots without a league)
 - :mod:`arena.cli.kit`: ``kit`` (a starter bot)
 - :mod:`arena.cli.league`: ``league ...``, ``submit``, ``bots``, ``withdraw``
+- :mod:`arena.cli.user`: ``user ...`` (the accounts of a league's server)
 - :mod:`arena.cli.audit`: ``audit``
 - :mod:`arena.cli.abtest`: ``abtest`` (is NEW better than OLD?)
 - :mod:`arena.cli.site`: ``leaderboard``, ``serve``
@@ -31,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "submit": "arena.cli.league:submit",
     "bots": "arena.cli.league:bots",
     "withdraw": "arena.cli.league:withdraw",
+    "user": "arena.cli.user:user",
     "audit": "arena.cli.audit:audit",
     "abtest": "arena.cli.abtest:abtest",
     "leaderboard": "arena.cli.site:leaderboard",

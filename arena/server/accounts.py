@@ -172,9 +172,9 @@ class Accounts:
         self._db = db
         self._hasher = hasher
         self._lock = threading.Lock()
-        self._dummy = hasher.hash(secrets.token_urlsafe(16))
+        self._dummy: str | None = None
         """Verified against when there is no hash to check, so an unknown user costs as
-        much time as a wrong password."""
+        much time as a wrong password (made when first needed: opening costs no hash)."""
 
     @classmethod
     def open(cls, league_folder: Path, hasher: PasswordHasher | None = None) -> Accounts:
@@ -315,8 +315,10 @@ class Accounts:
         password costs the same hash, and an old hash is redone with today's parameters."""
         rows = self._read("SELECT id, name, admin, password FROM users WHERE name = ?", name)
         stored = str(rows[0][3]) if rows and rows[0][3] is not None else None
+        if stored is None and self._dummy is None:
+            self._dummy = self._hasher.hash(secrets.token_urlsafe(16))
         try:
-            self._hasher.verify(stored or self._dummy, password[: MAX_PASSWORD + 1])
+            self._hasher.verify(stored or self._dummy or "", password[: MAX_PASSWORD + 1])
         except (VerificationError, InvalidHashError):
             return None
         if stored is None:

@@ -20,7 +20,8 @@ import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TypeVar
@@ -71,6 +72,8 @@ class Limits:
     """Path components."""
     max_name: int = 255
     """Bytes per path component (UTF-8)."""
+    max_path: int = 1024
+    """Bytes of a whole path (UTF-8): well under the system's own limit, so no write fails."""
 
 
 @dataclass(frozen=True)
@@ -121,8 +124,9 @@ def unpack(data: bytes, dest: Path, limits: Limits = Limits()) -> Path:
         dest.chmod(0o755)
         writer = _Writer(dest, limits)
         entries = _zip_entries(data, limits) if kind == "zip" else _tar_entries(data, limits)
-        for entry in entries:
-            writer.add(entry)
+        with closing(entries):  # the reader is closed at once, on a refusal too
+            for entry in entries:
+                writer.add(entry)
         if writer.entries == 0:
             raise ArchiveError("the archive is empty")
         return _bot_folder(dest)
@@ -164,11 +168,15 @@ def check_name(name: str, limits: Limits) -> tuple[str, ...]:
         raise ArchiveError(
             f"{shown(repr(name))} is {len(parts)} folders deep, over the limit of {limits.max_depth}"
         )
-    for part in parts:
-        try:
-            size = len(part.encode("utf-8"))
-        except UnicodeEncodeError:
-            raise ArchiveError(f"a name that is not UTF-8: {shown(repr(name))}") from None
+    try:
+        sizes = [len(part.encode("utf-8")) for part in parts]
+    except UnicodeEncodeError:
+        raise ArchiveError(f"a name that is not UTF-8: {shown(repr(name))}") from None
+    if sum(sizes) + len(sizes) > limits.max_path:
+        raise ArchiveError(
+            f"a path longer than {limits.max_path} bytes: {shown(repr(name[:80]))}..."
+        )
+    for size in sizes:
         if size > limits.max_name:
             raise ArchiveError(
                 f"a name of {size} bytes in {shown(repr(name))}, over the limit of "
@@ -239,7 +247,7 @@ class _Writer:
                 self.written += len(chunk)
 
 
-def _zip_entries(data: bytes, limits: Limits) -> Iterator[_Entry]:
+def _zip_entries(data: bytes, limits: Limits) -> Generator[_Entry, None, None]:
     """The entries of a zip, checked one by one (names and kinds before any byte is read)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
@@ -274,7 +282,7 @@ def _zip_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits) 
     return _Entry(parts, folder, bool(unix & 0o111), None if folder else source)
 
 
-def _tar_entries(data: bytes, limits: Limits) -> Iterator[_Entry]:
+def _tar_entries(data: bytes, limits: Limits) -> Generator[_Entry, None, None]:
     """The entries of a gzip'd tar, read as a stream: each one checked, then written, in turn."""
     budget = limits.max_unpacked + (limits.max_files + 1) * HEADER_ALLOWANCE
     stream = _Inflater(data, budget)

@@ -211,6 +211,7 @@ def test_tar_unknown_entry_type(tmp_path: Path) -> None:
         ("x" * 256, "256 bytes"),
         ("é" * 128, "256 bytes"),
         ("/".join("d" * 17), "17 folders deep"),
+        ("/".join(["x" * 200] * 6), "longer than 1024 bytes"),
     ],
 )
 def test_bad_names(kind: str, name: str, match: str, tmp_path: Path) -> None:
