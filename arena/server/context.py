@@ -8,6 +8,8 @@ the thread that opened them, so each thread opens its own handles once and keeps
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,18 @@ from arena.server.jobs import Jobs
 from arena.server.security import RateLimiter
 
 TEMPLATES = resources.templates() / "server"
+SUMMARY_FILE = "server-summary.json"
+"""The league's summary, written by the runner whenever a batch is rated or an entrant changes."""
+
+
+def write_summary(league: League) -> None:
+    """Write :data:`SUMMARY_FILE` (atomically: readers see the old one or the new one)."""
+    data = league.summary()
+    data.pop("league", None)  # a path on the server
+    path = league.folder / SUMMARY_FILE
+    partial = path.with_name(path.name + ".part")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(partial, path)
 
 
 @dataclass(frozen=True)
@@ -100,16 +114,25 @@ class Server:
     # -- the standings --
 
     def summary(self) -> dict[str, Any]:
-        """The league's summary (:meth:`League.summary`), recomputed only when a batch was
-        rated or an entrant changed; the match count is always current."""
+        """The league's summary (:meth:`League.summary`) as the runner last wrote it
+        (:data:`SUMMARY_FILE`: computing it reads every result, which the web must not do per
+        request), or computed here when there is none (no runner), again only when a batch was
+        rated or an entrant changed. The match count is always current."""
         league = self.league()
-        key = (league.rated_batches(), tuple((e.id, e.status) for e in league.entrants()))
+        path = self.folder / SUMMARY_FILE
+        try:
+            stamp: tuple[object, ...] = ("file", path.stat().st_mtime_ns)
+        except FileNotFoundError:
+            stamp = (league.rated_batches(), tuple((e.id, e.status) for e in league.entrants()))
         with self.snapshot_lock:
-            if key != self.snapshot_key:
-                data = league.summary()
-                data.pop("league", None)  # a path on the server
+            if stamp != self.snapshot_key:
+                if stamp[0] == "file":
+                    data = json.loads(path.read_bytes())
+                else:
+                    data = league.summary()
+                    data.pop("league", None)  # a path on the server
                 self.snapshot_value = data
-                self.snapshot_key = key
+                self.snapshot_key = stamp
             value = dict(self.snapshot_value)
         value["matches_played"] = league.store.played_count()
         return value

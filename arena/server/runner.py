@@ -41,6 +41,7 @@ from arena.run.local import run_league
 from arena.runtime.botproc import Fault
 from arena.runtime.manifest import BotError, load_bot
 from arena.server import scrimmage as scrim_mod
+from arena.server.context import write_summary
 from arena.server.jobs import Jobs, Scrimmage, Validation
 from arena.site.build import build_site
 
@@ -306,6 +307,11 @@ class Runner:
         self.rendered = time.monotonic()
         if state == self.state:
             return
+        if self.state is None or state[1:] != self.state[1:]:
+            try:
+                write_summary(self.league)  # what the web serves as the standings
+            except (OSError, ValueError) as exc:
+                log(f"cannot write the summary: {exc!r}")
         try:
             build_site(self.league, self.opts.site)
         except Exception as exc:  # keep the last good site; the league goes on
