@@ -26,6 +26,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -389,6 +390,10 @@ def run(opts: Options, stop: threading.Event) -> None:
                 played = runner.round()
             except Interrupted:
                 break
+            except Exception:  # the arena's own failure: logged; the server keeps serving
+                log("a round failed; trying again in 10 s:\n" + traceback.format_exc())
+                stop.wait(10.0)
+                continue
             if not played and not jobs.waiting():
                 stop.wait(POLL)
 
