@@ -111,7 +111,37 @@ def site_file(request: Request) -> Response:
     if path.startswith("static/") and not (server.settings.site / path).is_file():
         # Before the first render (the author pages use the site's style sheet).
         return serve_file(STATIC.parent, path)
-    return serve_file(server.settings.site, path)
+    try:
+        return serve_file(server.settings.site, path)
+    except Refused:
+        on_demand = match_on_demand(server, path)
+        if on_demand is None:
+            raise
+        return on_demand
+
+
+MATCH_FILE = re.compile(r"matches/m/([A-Za-z0-9_-]{1,64})\.(html|json)")
+
+
+def match_on_demand(server: Server, path: str) -> Response | None:
+    """A match page or record the site did not render, rendered from the store now, where the
+    site offers that (``arena.site.build.match_page`` / ``match_record``: a site that renders
+    only the recent matches' pages); None otherwise."""
+    from arena.site import build
+
+    found = MATCH_FILE.fullmatch(path)
+    if found is None:
+        return None
+    match_id, suffix = found.groups()
+    render = getattr(build, "match_page" if suffix == "html" else "match_record", None)
+    if render is None:
+        return None
+    try:
+        data = render(server.league(), match_id)
+    except KeyError:
+        return None
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    return Response(redact(raw, suffix == "html"), media_type=TYPES["." + suffix])
 
 
 def scrimmage_file(request: Request) -> Response:

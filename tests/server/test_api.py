@@ -437,3 +437,21 @@ def test_errors_are_not_traces(league: Path, monkeypatch: pytest.MonkeyPatch) ->
         assert "secret" not in answer.text and "Traceback" not in answer.text
         assert json.loads(answer.text) == {"error": "internal error (logged on the server)"}
         assert c.get("/api/v1/bots", params={"x": "\0"}).status_code == 500
+
+
+def test_match_page_on_demand(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match page the site did not render is rendered from the store when the site offers
+    it (the site's match_page), its stderr blanked; a missing match stays a 404."""
+    from arena.site import build
+
+    def page(league: League, match_id: str) -> str:
+        if match_id != "abc123":
+            raise KeyError(match_id)
+        return f'<nav></nav><pre class="stderr">secret</pre><p>{match_id}</p>'
+
+    monkeypatch.setattr(build, "match_page", page, raising=False)
+    answer = client.get("/matches/m/abc123.html")
+    assert answer.status_code == 200 and "<p>abc123</p>" in answer.text
+    assert "secret" not in answer.text
+    assert client.get("/matches/m/zzz.html").status_code == 404
+    assert client.get("/matches/m/../../league.toml").status_code == 404
