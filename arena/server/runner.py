@@ -41,9 +41,10 @@ from arena.run.driver import Interrupted, LeaguePlanner, Planner, RunReport, Wor
 from arena.run.local import run_league
 from arena.runtime.botproc import Fault
 from arena.runtime.manifest import BotError, load_bot
+from arena.runtime.scratch import remove_tree
 from arena.server import scrimmage as scrim_mod
 from arena.server.context import write_summary
-from arena.server.jobs import Jobs, Scrimmage, Validation
+from arena.server.jobs import UPLOADS_DIR, Jobs, Scrimmage, Validation
 from arena.site.build import build_site
 
 LOCK_FILE = "server.lock"
@@ -139,8 +140,14 @@ def validate(league: League, jobs: Jobs, v: Validation) -> None:
     fail(jobs, v, message, faults=faults, hints=hints, stderr_tail=tail[-4096:])
 
 
+def discard(jobs: Jobs, v: Validation) -> None:
+    """Remove an upload whose validation ended: a bot entered was copied into the league."""
+    remove_tree(jobs.folder / UPLOADS_DIR / v.upload)
+
+
 def fail(jobs: Jobs, v: Validation, message: str, **fields: Any) -> None:
     jobs.set_validation(v.id, "failed", message=message, **fields)
+    discard(jobs, v)
     jobs.add_event("validation", v.user, event_payload(jobs, v.id))
     log(f"validation {v.id} of {v.bot} failed: {message}")
 
@@ -173,6 +180,7 @@ def enter(league: League, jobs: Jobs, v: Validation, more: int) -> None:
         if more > 0 and league.store.planned_matches() >= league.budget:
             league.extend(more)
     jobs.set_validation(v.id, "passed", entrant=entrant, message="entered into the league")
+    discard(jobs, v)
     jobs.add_event("validation", v.user, event_payload(jobs, v.id))
     log(f"validation {v.id}: {v.bot} entered as entrant {entrant}")
 

@@ -97,6 +97,7 @@ def test_rounds_end_to_end(tmp_path: Path, hook_url: str) -> None:
         assert failed["faults"] and failed["hints"]
         assert "about to fail" in failed["stderr_tail"]
         assert "bob-bot" not in {e.name for e in league.entrants()}
+        assert list((folder / "uploads").iterdir()) == []  # both ended: their uploads removed
 
         # The webhooks: alice hears of her validation and of her settled rating; bob has none.
         with Accounts.open(folder, hasher=CHEAP) as accounts:
