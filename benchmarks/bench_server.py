@@ -2,8 +2,9 @@
 while the league plays on 2 workers, and the league's rate with the server (and its load)
 against the league alone.
 
-1. The league alone: a fresh league (bench_league's: the bundled bots, every game, 4 seats)
-   played by :func:`arena.run.local.run_league` on ``--workers`` workers for ``--matches``
+1. The league alone: a fresh league (bench_league's: every game at 4 seats; by default the
+   in-process built-in bots, so matches end often enough to count over a short window: with
+   ``--bots bundled`` a chunk of Phase 10 matches can take a minute on a loaded machine) played by :func:`arena.run.local.run_league` on ``--workers`` workers for ``--matches``
    matches: its rate.
 2. The same league behind ``arena server`` (a subprocess; its runner plays on the same number
    of workers): once the league has started, ``--clients`` threads send requests over keep-alive
@@ -201,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--matches", type=int, default=200, help="for the league alone")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--bots", choices=("bundled", "builtin"), default="bundled")
+    parser.add_argument("--bots", choices=("bundled", "builtin"), default="builtin")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-server-") as tmp:
         root = Path(tmp)

@@ -23,6 +23,7 @@ import contextlib
 import fcntl
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -43,7 +44,6 @@ from arena.runtime.botproc import Fault
 from arena.runtime.manifest import BotError, load_bot
 from arena.runtime.scratch import remove_tree
 from arena.server import scrimmage as scrim_mod
-from arena.server.context import write_summary
 from arena.server.jobs import UPLOADS_DIR, Jobs, Scrimmage, Validation
 from arena.site.build import build_site
 
@@ -261,6 +261,35 @@ def play(league: League, opts: Options, planner: Planner) -> RunReport:
     return run_league(league, opts.workers, progress=None, planner=planner)
 
 
+class Renderer:
+    """The site's render as a child process (:mod:`arena.server.render`), one at a time."""
+
+    def __init__(self, folder: Path, site: Path) -> None:
+        self.folder = folder
+        self.site = site
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self, summary: bool) -> None:
+        command = [sys.executable, "-m", "arena.server.render", str(self.folder), str(self.site)]
+        self.process = subprocess.Popen(
+            [*command, *(["--summary"] if summary else [])], stdin=subprocess.DEVNULL
+        )
+
+    def wait(self, timeout: float | None = None) -> None:
+        if self.process is not None:
+            try:
+                code = self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                code = self.process.wait()
+            if code:
+                log(f"the site's render failed (exit code {code}); the last good pages stay")
+            self.process = None
+
+
 class Runner:
     """The rounds of the runner on one open league."""
 
@@ -271,6 +300,7 @@ class Runner:
         self.stop = stop
         self.rendered = 0.0
         self.state: tuple[object, ...] | None = None
+        self.renderer = Renderer(league.folder, opts.site)
 
     def round(self) -> int:
         """One round; how many league matches it played."""
@@ -307,26 +337,25 @@ class Runner:
             self.render()
 
     def render(self) -> None:
-        """Bring the site up to date if the league changed since the last render."""
+        """Start bringing the site up to date (:class:`Renderer`) if the league changed since
+        the last render, unless one is still running (the next call catches up)."""
         state = (
             self.league.store.played_count(),
             self.league.rated_batches(),
             tuple((e.id, e.status, e.reason) for e in self.league.entrants()),
         )
         self.rendered = time.monotonic()
-        if state == self.state:
+        if state == self.state or self.renderer.running():
             return
-        if self.state is None or state[1:] != self.state[1:]:
-            try:
-                write_summary(self.league)  # what the web serves as the standings
-            except (OSError, ValueError) as exc:
-                log(f"cannot write the summary: {exc!r}")
-        try:
-            build_site(self.league, self.opts.site)
-        except Exception as exc:  # keep the last good site; the league goes on
-            log(f"re-render failed: {exc!r}")
-            return
+        summary = self.state is None or state[1:] != self.state[1:]
+        self.renderer.start(summary)
         self.state = state
+
+    def flush(self) -> None:
+        """Wait until the site shows the league as it is now (for tests, and at the end)."""
+        self.renderer.wait()
+        self.render()
+        self.renderer.wait()
 
     def settled(self) -> None:
         """Report each live version whose rating in a game has settled (sigma under the
@@ -393,17 +422,25 @@ def run(opts: Options, stop: threading.Event) -> None:
     with league_lock(opts.folder), League.open(opts.folder) as league, Jobs(opts.folder) as jobs:
         runner = Runner(league, jobs, opts, stop)
         runner.render()
-        while not stop.is_set():
-            try:
-                played = runner.round()
-            except Interrupted:
-                break
-            except Exception:  # the arena's own failure: logged; the server keeps serving
-                log("a round failed; trying again in 10 s:\n" + traceback.format_exc())
-                stop.wait(10.0)
-                continue
-            if not played and not jobs.waiting():
-                stop.wait(POLL)
+        try:
+            rounds(runner, jobs, stop)
+        finally:
+            runner.renderer.wait(60.0)
+
+
+def rounds(runner: Runner, jobs: Jobs, stop: threading.Event) -> None:
+    """The runner's rounds until ``stop`` is set."""
+    while not stop.is_set():
+        try:
+            played = runner.round()
+        except Interrupted:
+            break
+        except Exception:  # the arena's own failure: logged; the server keeps serving
+            log("a round failed; trying again in 10 s:\n" + traceback.format_exc())
+            stop.wait(10.0)
+            continue
+        if not played and not jobs.waiting():
+            stop.wait(POLL)
 
 
 def parse(argv: list[str]) -> Options:

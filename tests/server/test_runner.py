@@ -89,6 +89,7 @@ def test_rounds_end_to_end(tmp_path: Path, hook_url: str) -> None:
         runner = Runner(league, jobs, opts, stop)
         played = runner.round()
         assert played > 0
+        runner.flush()  # the site's render runs as a process of its own
 
         passed = client.get(good.json()["url"], headers=alice).json()
         assert passed["status"] == "passed" and passed["entrant"], passed
@@ -138,6 +139,7 @@ def test_rounds_end_to_end(tmp_path: Path, hook_url: str) -> None:
         # Withdrawal: taken by the next round.
         assert client.delete("/api/v1/bots/alice-bot", headers=alice).status_code == 202
         runner.round()
+        runner.flush()
         mine = [e for e in league.entrants() if e.name == "alice-bot"]
         assert mine and all(e.status is EntrantStatus.WITHDRAWN for e in mine)
 
