@@ -111,6 +111,8 @@ def site_file(request: Request) -> Response:
     if path.startswith("static/") and not (server.settings.site / path).is_file():
         # Before the first render (the author pages use the site's style sheet).
         return serve_file(STATIC.parent, path)
+    if path == "index.html" and not (server.settings.site / path).is_file():
+        return rendering(request)
     try:
         return serve_file(server.settings.site, path)
     except Refused:
@@ -118,6 +120,20 @@ def site_file(request: Request) -> Response:
         if on_demand is None:
             raise
         return on_demand
+
+
+def rendering(request: Request) -> Response:
+    """The leaderboard before its first render (a large league takes a while): a page that
+    says so and reloads itself."""
+    from arena.server.author import page
+
+    return page(
+        request,
+        "error.html",
+        title="Leaderboard",
+        message="The leaderboard is being rendered; this page reloads until it is there.",
+        refresh=5,
+    )
 
 
 MATCH_FILE = re.compile(r"matches/m/([A-Za-z0-9_-]{1,64})\.(html|json)")
