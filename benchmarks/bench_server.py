@@ -62,13 +62,13 @@ ROOT = Path(__file__).resolve().parents[1]
 @dataclass
 class Tally:
     latencies: dict[str, list[float]] = field(default_factory=dict)
-    errors: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, kind: str, seconds: float, ok: bool) -> None:
         with self.lock:
             self.latencies.setdefault(kind, []).append(seconds)
-            self.errors += not ok
+            self.errors[kind] = self.errors.get(kind, 0) + (not ok)
 
 
 def free_port() -> int:
@@ -99,6 +99,14 @@ def targets(port: int) -> list[tuple[str, str]]:
         ("api: matches", "/api/v1/matches?limit=20"),
         ("api: bots", "/api/v1/bots"),
     ]
+
+
+def status_of(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        return fetch(conn, path)[0]
+    finally:
+        conn.close()
 
 
 def client(port: int, paths: list[tuple[str, str]], until: float, tally: Tally, k: int) -> None:
@@ -169,6 +177,8 @@ def served(root: Path, args: argparse.Namespace) -> tuple[Tally, float, float]:
         # Ready: matches played and the site rendered (the runner renders every few seconds).
         wait_until(lambda: played(folder) >= 60 and (folder / "site" / "index.html").exists(), 300)
         paths = targets(port)
+        # Every target rendered (the site's render runs behind the league, at a lower priority).
+        wait_until(lambda: all(status_of(port, p) == 200 for _, p in paths), 300)
         tally = Tally()
         start_played, began = played(folder), time.monotonic()
         until = began + args.seconds
@@ -224,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{1000 * percentile(every, 0.99):>8.1f}"
     )
     print(
-        f"requests/s: {len(every) / elapsed:.0f} (errors: {tally.errors}); "
+        f"requests/s: {len(every) / elapsed:.0f} (errors: {sum(tally.errors.values())}); "
         f"p99 {1000 * percentile(every, 0.99):.1f} ms (targets: >= 200/s, p99 < 100 ms)"
     )
     ratio = rate_served / rate_alone if rate_alone else 0.0
