@@ -86,7 +86,9 @@ def fetch(conn: http.client.HTTPConnection, path: str) -> tuple[int, bytes]:
 def targets(port: int) -> list[tuple[str, str]]:
     """(kind, path) of the requests the clients send in turn."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    _, body = fetch(conn, "/api/v1/matches?limit=1&offset=30")  # rendered by now
+    _, body = fetch(conn, "/api/v1/matches?limit=1")
+    oldest = json.loads(body)["total"] - 1  # rendered first: the render runs behind the league
+    _, body = fetch(conn, f"/api/v1/matches?limit=1&offset={oldest}")
     match = json.loads(body)["matches"][0]
     _, body = fetch(conn, "/api/v1/bots")
     bot = json.loads(body)["bots"][0]["current"]
