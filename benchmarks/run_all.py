@@ -129,7 +129,7 @@ BENCHES = (
         "server",
         "bench_server",
         "Web server under load: requests/s and p99 while the league plays; league rate vs alone",
-        ("--seconds", "10", "--clients", "4", "--matches", "100"),
+        ("--seconds", "10", "--clients", "4", "--matches", "100", "--rate", "200"),
         needs=("starlette", "uvicorn"),
     ),
 )
