@@ -81,7 +81,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     expires REAL NOT NULL
 );
-CREATE TABLE IF NOT EXISTS bots (
+CREATE TABLE IF NOT EXISTS owners (
     name TEXT PRIMARY KEY,
     user_id INTEGER REFERENCES users(id) ON DELETE SET NULL
 );
@@ -93,9 +93,9 @@ CREATE TABLE IF NOT EXISTS webhooks (
 );
 CREATE INDEX IF NOT EXISTS tokens_user ON tokens(user_id);
 CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id);
-CREATE INDEX IF NOT EXISTS bots_user ON bots(user_id);
+CREATE INDEX IF NOT EXISTS owners_user ON owners(user_id);
 """
-"""``bots.user_id`` is NULL for a bot whose owner was removed: it stays known, so no one but an
+"""``owners.user_id`` is NULL for a bot whose owner was removed: it stays known, so no one but an
 admin can take it over."""
 
 
@@ -392,7 +392,8 @@ class Accounts:
     def owner_of(self, bot: str) -> str | None:
         """The name of the user who owns ``bot``, or None (unclaimed, or its owner removed)."""
         rows = self._read(
-            "SELECT users.name FROM bots JOIN users ON users.id = bots.user_id WHERE bots.name = ?",
+            "SELECT users.name FROM owners JOIN users ON users.id = owners.user_id "
+            "WHERE owners.name = ?",
             bot,
         )
         return str(rows[0][0]) if rows else None
@@ -407,13 +408,13 @@ class Accounts:
         """
         with self._write() as db:
             self._exists(db, user)
-            row = db.execute("SELECT user_id FROM bots WHERE name = ?", (bot,)).fetchone()
+            row = db.execute("SELECT user_id FROM owners WHERE name = ?", (bot,)).fetchone()
             if row is None:
-                db.execute("INSERT INTO bots (name, user_id) VALUES (?, ?)", (bot, user.id))
+                db.execute("INSERT INTO owners (name, user_id) VALUES (?, ?)", (bot, user.id))
             elif row[0] == user.id or (user.admin and row[0] is not None):
                 return
             elif user.admin:
-                db.execute("UPDATE bots SET user_id = ? WHERE name = ?", (user.id, bot))
+                db.execute("UPDATE owners SET user_id = ? WHERE name = ?", (user.id, bot))
             else:
                 raise AccountError(f"the bot {bot} belongs to someone else")
 
@@ -422,11 +423,11 @@ class Accounts:
         no owner: only an admin)."""
         if user.admin:
             return self.user(user.name) is not None
-        rows = self._read("SELECT user_id FROM bots WHERE name = ?", bot)
+        rows = self._read("SELECT user_id FROM owners WHERE name = ?", bot)
         return bool(rows) and rows[0][0] == user.id
 
     def bots_of(self, user: User) -> list[str]:
-        rows = self._read("SELECT name FROM bots WHERE user_id = ? ORDER BY name", user.id)
+        rows = self._read("SELECT name FROM owners WHERE user_id = ? ORDER BY name", user.id)
         return [str(r[0]) for r in rows]
 
     # -- webhooks ------------------------------------------------------------------------------
