@@ -13,13 +13,9 @@ from arena.league.store import MIGRATIONS
 
 ARENA = Path(__file__).resolve().parents[2] / "arena"
 STORE = ARENA / "league" / "store.py"
-OWN_TABLES = {
-    ARENA / "site" / "cache.py": {"meta"},
-    ARENA / "server" / "accounts.py": {"bots"},
-}
+OWN_TABLES = {ARENA / "site" / "cache.py": {"meta"}}
 """Modules with a database of their own, and its tables that share a name with a league's:
-the site's cache (``.arena-site.sqlite`` in the site's folder) keeps its own ``meta``; the
-server's accounts (``server.db``) their own ``bots`` (who owns which bot name)."""
+the site's cache (``.arena-site.sqlite`` in the site's folder) keeps its own ``meta``."""
 
 LEAGUE_TABLES = frozenset(re.findall(r"CREATE TABLE (\w+)", "\n".join(MIGRATIONS)))
 SQL_KEYWORD = r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE(?: IF (?:NOT )?EXISTS)?)\s+\"?"
