@@ -102,13 +102,14 @@ def group_gone(pgid: int) -> bool:
 
 
 def test_kill_during_batches_and_uploads(tmp_path: Path) -> None:
-    budget = 90
-    folder = small_league(tmp_path / "league", matches=budget)
+    budget = 2000  # enough that the kills land mid-run on a fast machine
+    folder = small_league(tmp_path / "league", matches=budget, stop_rules=False)
     people = People(folder)
     port = free_port()
     # 1. kill -9 of the server process alone, mid-batch: its runner stops by itself.
     with server(folder, port) as process:
         wait_for(lambda: get(port, "/api/v1/standings")["matches_played"] > 3)
+        assert played(folder) < budget  # the league is playing
         os.kill(process.pid, signal.SIGKILL)
         process.wait(10)
         wait_for(lambda: group_gone(process.pid), 60)  # runner, workers and bots followed
@@ -118,6 +119,7 @@ def test_kill_during_batches_and_uploads(tmp_path: Path) -> None:
     port = free_port()
     with server(folder, port) as process:
         wait_for(lambda: get(port, "/api/v1/standings")["matches_played"] > middle)
+        assert played(folder) < budget  # still playing
         data = bot_archive(tmp_path, "alice-bot")
         with socket.create_connection(("127.0.0.1", port)) as s:
             s.sendall(

@@ -34,11 +34,16 @@ raise SystemExit("no protocol here")
 """
 
 
-def small_league(folder: Path, matches: int = 18) -> Path:
+def small_league(folder: Path, matches: int = 18, stop_rules: bool = True) -> Path:
+    """A Take 5 league of two built-in bots (quick matches); without ``stop_rules`` it plays
+    its whole budget."""
+    schedule = dataclasses.replace(Schedule(), max_matches=matches)
+    if not stop_rules:
+        schedule = dataclasses.replace(schedule, stop_sigma=0.0, stop_separated=0)
     config = dataclasses.replace(
         default_config(3, 1),
         games=(GameConfig("take5", (3,), {"max_rounds": 1}),),
-        schedule=dataclasses.replace(Schedule(), max_matches=matches),
+        schedule=schedule,
     )
     League.init(folder, config)
     with League.open(folder) as lg:
