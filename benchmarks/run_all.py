@@ -165,6 +165,13 @@ BENCHES = (
         ("--sizes", "1000", "--new", "50"),
         needs=("jinja2",),
     ),
+    Bench(
+        "server",
+        "bench_server",
+        "Web server under load: requests/s and p99 while the league plays; league rate vs alone",
+        ("--seconds", "10", "--clients", "4", "--matches", "100", "--rate", "200"),
+        needs=("starlette", "uvicorn"),
+    ),
 )
 
 

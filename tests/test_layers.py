@@ -32,8 +32,9 @@ FLOORS: dict[str, int] = {
     "arena.abtest": 6,
     "arena.run": 7,
     "arena.site": 7,
-    "arena.cli": 8,
-    "arena.__main__": 9,
+    "arena.server": 8,
+    "arena.cli": 9,
+    "arena.__main__": 10,
 }
 """Each room's floor: a module may import from rooms on lower floors and its own room (on the
 ground floor, from any room of that floor)."""

@@ -3,9 +3,11 @@
 - :mod:`arena.cli.play`: ``games``, ``play``, ``human``, ``check`` (bots without a league)
 - :mod:`arena.cli.kit`: ``kit`` (a starter bot)
 - :mod:`arena.cli.league`: ``league ...``, ``submit``, ``bots``, ``withdraw``
+- :mod:`arena.cli.user`: ``user ...`` (the accounts of a league's server)
 - :mod:`arena.cli.audit`: ``audit``
 - :mod:`arena.cli.abtest`: ``abtest`` (is NEW better than OLD?)
 - :mod:`arena.cli.site`: ``leaderboard``, ``serve``
+- :mod:`arena.cli.server`: ``server`` (the web server, the league running behind it)
 - :mod:`arena.cli.common`: what they share (league names, time options, loading bots)
 - :mod:`arena.cli.group`: the main group (commands imported when run; clear errors)
 
@@ -30,10 +32,12 @@ COMMANDS: dict[str, str] = {
     "submit": "arena.cli.league:submit",
     "bots": "arena.cli.league:bots",
     "withdraw": "arena.cli.league:withdraw",
+    "user": "arena.cli.user:user",
     "audit": "arena.cli.audit:audit",
     "abtest": "arena.cli.abtest:abtest",
     "leaderboard": "arena.cli.site:leaderboard",
     "serve": "arena.cli.site:serve",
+    "server": "arena.cli.server:server",
 }
 """Every command, by name: the module and attribute that define it (imported when it runs)."""
 

@@ -339,14 +339,50 @@ def demo(folder: Path, workers: int, matches: int, fresh: bool) -> None:
 
 @click.command()
 @click.argument("bot")
-@league_option
+@click.option(
+    "--league",
+    "league_name",
+    default=None,
+    metavar="L",
+    help="The league folder (a bare name means results/NAME).",
+)
 @click.option("--name", default=None, help="Enter under this name (default: the manifest's).")
 @click.option("--author", default=None, help="The author (default: the manifest's).")
 @click.option("--no-check", is_flag=True, help="Skip the conformance check (for trusted bots).")
+@click.option(
+    "--server", metavar="URL", default=None, help="Send BOT to an arena server instead of --league."
+)
+@click.option(
+    "--token",
+    envvar="ARENA_TOKEN",
+    default=None,
+    help="Your API token for --server ($ARENA_TOKEN).",
+)
+@click.option(
+    "--wait", is_flag=True, help="With --server: follow the validation; exit 1 if not entered."
+)
+@click.option("--poll", type=click.FloatRange(min=0.01), default=2.0, hidden=True)
 def submit(
-    bot: str, league_name: str, name: str | None, author: str | None, no_check: bool
+    bot: str,
+    league_name: str | None,
+    name: str | None,
+    author: str | None,
+    no_check: bool,
+    server: str | None,
+    token: str | None,
+    wait: bool,
+    poll: float,
 ) -> None:
-    """Check BOT, copy it into the league under its content hash, and enter it."""
+    """Check BOT, copy it into the league under its content hash, and enter it; or, with
+    --server, send it to an arena server (which checks it and enters it if it passes)."""
+    if server is not None:
+        submit_to_server(bot, league_name, name, author, no_check, server, token, wait, poll)
+        return
+    if league_name is None:
+        raise click.UsageError("Missing option '--league' (or give --server URL --token T).")
+    given = click.get_current_context().get_parameter_source("token")
+    if wait or given is click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError("--token and --wait go with --server.")
     for text, hint in ((name, "--name"), (author, "--author")):
         if text is not None and not printable_name(text):
             raise click.BadParameter(
@@ -367,6 +403,33 @@ def submit(
         click.echo(
             f"it replaces version {version_text({'label': done.replaced.label, 'version': done.replaced.version})} (its results are kept)"
         )
+
+
+def submit_to_server(
+    bot: str,
+    league_name: str | None,
+    name: str | None,
+    author: str | None,
+    no_check: bool,
+    server: str,
+    token: str | None,
+    wait: bool,
+    poll: float,
+) -> None:
+    """``arena submit BOT --server URL --token T [--wait]`` (arena.server.client does it)."""
+    if league_name is not None or name is not None or author is not None or no_check:
+        raise click.UsageError(
+            "--league, --name, --author and --no-check are for a local league: the server takes "
+            "the name from bot.toml, the author from the token, and checks every bot"
+        )
+    if token is None:
+        raise click.UsageError("--server needs --token T (or $ARENA_TOKEN): your API token")
+    from arena.server.client import submit as send  # stdlib only; imported when used
+
+    status = send(
+        Path(bot), server, token, wait, click.echo, lambda text: click.echo(text, err=True), poll
+    )
+    click.get_current_context().exit(status)
 
 
 @click.command()

@@ -671,6 +671,49 @@ class StoreReader:
         ).fetchone()
         return None if row is None else (str(row[0]), str(row[1]))
 
+    def result_page(
+        self, offset: int, limit: int, bot: int | None = None, game: str | None = None
+    ) -> list[tuple[str, str, tuple[int, ...], tuple[int, ...], int, str]]:
+        """A page of stored results, newest first, of one bot or game if given:
+        (match_id, game, bots by seat, ranks, faults, finished_at) each (for the server's API)."""
+        sql = (
+            "SELECT s.match_id, s.game, s.bots, r.ranks, r.faults, r.finished_at"
+            " FROM results r JOIN schedule s USING (match_id) WHERE 1"
+        )
+        args: list[object] = []
+        if game is not None:
+            sql += " AND s.game = ?"
+            args.append(game)
+        if bot is not None:
+            sql += " AND EXISTS (SELECT 1 FROM json_each(s.bots) WHERE json_each.value = ?)"
+            args.append(bot)
+        rows = self.db.execute(
+            sql + " ORDER BY r.rowid DESC LIMIT ? OFFSET ?", (*args, limit, offset)
+        ).fetchall()
+        return [
+            (r[0], r[1], tuple(orjson.loads(r[2])), tuple(orjson.loads(r[3])), int(r[4]), r[5])
+            for r in rows
+        ]
+
+    def record_of(self, match_id: str) -> dict[str, Any] | None:
+        """One stored match record with its place in the schedule (None: not stored)."""
+        row = self.db.execute(
+            "SELECT s.batch, s.ordinal, s.tab, s.rotation, s.bots, r.record"
+            " FROM schedule s JOIN results r USING (match_id) WHERE s.match_id = ?",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        data: dict[str, Any] = unpack_record(row[5])
+        data["schedule"] = {
+            "batch": row[0],
+            "ordinal": row[1],
+            "table": row[2],
+            "rotation": row[3],
+            "bots": orjson.loads(row[4]),
+        }
+        return data
+
     def last_finished(self) -> str:
         """When the latest result was stored ("" if none is)."""
         row = self.db.execute("SELECT MAX(finished_at) FROM results").fetchone()
