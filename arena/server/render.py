@@ -18,7 +18,7 @@ from pathlib import Path
 
 from arena.league.core import League
 from arena.server.context import write_summary
-from arena.site.build import build_site
+from arena.site.build import MatchPages, build_site
 
 NICE = 10
 
@@ -34,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     with League.open(args.folder, read_only=True) as league:
         if args.summary:
             write_summary(league)
-        build_site(league, args.site)
+        # Only the recent matches' pages are rendered ahead; the server renders any other when
+        # it is asked for. No page shows a stderr tail: that is for the bot's author only.
+        build_site(league, args.site, matches=MatchPages.RECENT, link_all=True, stderr=False)
     return 0
 
 

@@ -213,7 +213,8 @@ def play_scrimmage(league: League, jobs: Jobs, s: Scrimmage, opts: Options) -> N
         folder = scrim_mod.create(league, s)
         with League.open(folder) as inner:
             play(inner, opts, scrim_mod.ScrimmagePlanner(inner, s))
-            build_site(inner, folder / scrim_mod.SITE_DIR)
+            # The opponents are other authors' bots: their stderr is theirs.
+            build_site(inner, folder / scrim_mod.SITE_DIR, stderr=False)
     except (ValueError, LeagueError, ArenaSetupError, BotError, WorkerLost) as exc:
         jobs.set_scrimmage(s.id, "failed", str(exc))
         return

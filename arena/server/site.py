@@ -149,11 +149,9 @@ def match_on_demand(server: Server, path: str) -> Response | None:
     if found is None:
         return None
     match_id, suffix = found.groups()
-    render = getattr(build, "match_page" if suffix == "html" else "match_record", None)
-    if render is None:
-        return None
+    render = build.match_page if suffix == "html" else build.match_record
     try:
-        data = render(server.league(), match_id)
+        data = render(server.league(), match_id, stderr=False)
     except KeyError:
         return None
     raw = data.encode() if isinstance(data, str) else bytes(data)

@@ -9,6 +9,7 @@ the new matches landed on.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import functools
 import hashlib
@@ -168,14 +169,26 @@ class Pages:
     """Writes pages from the templates; also what a worker process needs for match pages."""
 
     def __init__(
-        self, out: Path, templates: Path, bots: dict[int, BotRef], games: list[str]
+        self,
+        out: Path,
+        templates: Path,
+        bots: dict[int, BotRef],
+        games: list[str],
+        stderr: bool = True,
     ) -> None:
         self.out = out
         self.templates = templates
         self.env = shared_environment(templates)
         self.bots = bots
         self.games = games
+        self.stderr = stderr
+        """Whether pages show the bots' stderr tails (a server shows them to their authors
+        only, so its public pages go without)."""
         self.pages = 0
+
+    def shown(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` as the pages show it: without stderr tails unless they are shown."""
+        return record if self.stderr else without_stderr(record)
 
     def render(self, path: str, template: str, **context: Any) -> str:
         """The page at ``path`` (relative to the site's root, which its links climb to)."""
@@ -214,7 +227,7 @@ class Pages:
 
     def render_match(self, m: StoredMatch) -> str:
         """The HTML of the match's page (its links relative to :func:`match_path`)."""
-        record = m.record
+        record = self.shown(m.record)
         seats = []
         faulted = {f["seat"]: f for f in record.get("faults", [])}
         scores = record.get("result", {}).get("scores", [])
@@ -251,16 +264,24 @@ class Pages:
         target = self.out / record_path(m.match_id)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".part")
-        partial.write_bytes(orjson.dumps(m.record))
+        partial.write_bytes(orjson.dumps(self.shown(m.record)))
         os.replace(partial, target)
+
+
+def without_stderr(record: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``record`` with the stderr tail of every fault blanked."""
+    faults = [{**f, "stderr_tail": ""} for f in record.get("faults", [])]
+    return {**record, "faults": faults} if "faults" in record else record
 
 
 _worker: Pages | None = None
 
 
-def _start_worker(out: Path, templates: Path, bots: dict[int, BotRef], games: list[str]) -> None:
+def _start_worker(
+    out: Path, templates: Path, bots: dict[int, BotRef], games: list[str], stderr: bool
+) -> None:
     global _worker
-    _worker = Pages(out, templates, bots, games)
+    _worker = Pages(out, templates, bots, games, stderr)
 
 
 def _render_match(m: StoredMatch) -> int:
@@ -279,10 +300,12 @@ class Site(Pages):
         templates: Path = TEMPLATES,
         workers: int = 1,
         link_all: bool = False,
+        stderr: bool = True,
     ) -> None:
         self.league = league
         self.entrants: list[Entrant] = league.entrants()
-        super().__init__(out, templates, refs(self.entrants), [g.name for g in league.config.games])
+        games = [g.name for g in league.config.games]
+        super().__init__(out, templates, refs(self.entrants), games, stderr)
         self.workers = workers
         self.link_all = link_all
         self.match_pages = 0
@@ -346,7 +369,7 @@ class Site(Pages):
             self.workers,
             mp_context=multiprocessing.get_context("fork"),
             initializer=_start_worker,
-            initargs=(self.out, self.templates, self.bots, self.games),
+            initargs=(self.out, self.templates, self.bots, self.games, self.stderr),
         )
         try:
             yield pool
@@ -584,7 +607,10 @@ class Site(Pages):
             charts=charts,
             opponents=opponents,
             recent=self.lines(cache.recent(RECENT, bot.id)),
-            faults=reader.faults_of(bot.id),
+            faults=[
+                f if self.stderr else dataclasses.replace(f, stderr_tail="")
+                for f in reader.faults_of(bot.id)
+            ],
             linked=self.linked,
             fault_kinds=reader.fault_kinds(bot.id),
             usage=usage_rows(cache.usage(bot.id)),
@@ -674,7 +700,9 @@ def list_slug(kind: MatchList, key: str | int | None) -> str:
     return f"{kind}-{slug(str(key))}"
 
 
-def match_page(league: League, match_id: str, templates: Path = TEMPLATES) -> str:
+def match_page(
+    league: League, match_id: str, templates: Path = TEMPLATES, stderr: bool = True
+) -> str:
     """The HTML of one match's page, rendered from the league's store on demand: the same page
     :func:`build_site` writes at ``matches/m/ID.html`` (:func:`~arena.site.pages.match_path`),
     its links relative to that place (``../../static/viewer.js``). Raises :class:`KeyError`
@@ -683,17 +711,17 @@ def match_page(league: League, match_id: str, templates: Path = TEMPLATES) -> st
     if m is None:
         raise KeyError(match_id)
     games = [g.name for g in league.config.games]
-    return Pages(Path("."), templates, refs(league.entrants()), games).render_match(m)
+    return Pages(Path("."), templates, refs(league.entrants()), games, stderr).render_match(m)
 
 
-def match_record(league: League, match_id: str) -> bytes:
+def match_record(league: League, match_id: str, stderr: bool = True) -> bytes:
     """One match's stored record as JSON, the file the page offers for download
     (``matches/m/ID.json``, :func:`~arena.site.pages.record_path`). Raises :class:`KeyError`
     for a match with no stored result."""
     m = league.store.result(match_id)
     if m is None:
         raise KeyError(match_id)
-    return orjson.dumps(m.record)
+    return orjson.dumps(m.record if stderr else without_stderr(m.record))
 
 
 def build_site(
@@ -706,24 +734,29 @@ def build_site(
     workers: int = 1,
     matches: MatchPages = MatchPages.ALL,
     link_all: bool = False,
+    stderr: bool = True,
 ) -> BuildReport:
     """Render (or bring up to date) the site of ``league`` in ``out``; the match pages that
     ``matches`` asks for are rendered by ``workers`` processes (1: in this one). Lists link
     the match pages on disk, or with ``link_all`` every one (a server renders the others when
-    asked: :func:`match_page`)."""
+    asked: :func:`match_page`). ``stderr`` False: no page shows a bot's stderr (a server
+    shows it to the bot's author only)."""
     began = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    site = Site(league, out, templates, workers, link_all)
+    site = Site(league, out, templates, workers, link_all, stderr)
     with SiteCache.open(out) as cache, StoreReader.open(league.store.path) as reader:
         stamp = fingerprint(league, templates)
+        shows = "stderr" if stderr else "no stderr"
         stale = (
             cache.get("fingerprint") != stamp
             or int(cache.get("store_row", "0")) > reader.last_row()
+            or cache.get("shows", shows) != shows
         )
         if full or stale:
             cache.reset()
             shutil.rmtree(out / "matches", ignore_errors=True)
             cache.put("fingerprint", stamp)
+        cache.put("shows", shows)
         site.copy_static()
         before = MatchPages(cache.get("match_pages", MatchPages.ALL))
         links = "all" if link_all else "rendered"

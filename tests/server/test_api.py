@@ -444,7 +444,10 @@ def test_match_page_on_demand(client: TestClient, monkeypatch: pytest.MonkeyPatc
     it (the site's match_page), its stderr blanked; a missing match stays a 404."""
     from arena.site import build
 
-    def page(league: League, match_id: str) -> str:
+    asked: list[bool] = []
+
+    def page(league: League, match_id: str, stderr: bool = True) -> str:
+        asked.append(stderr)
         if match_id != "abc123":
             raise KeyError(match_id)
         return f'<nav></nav><pre class="stderr">secret</pre><p>{match_id}</p>'
@@ -452,6 +455,7 @@ def test_match_page_on_demand(client: TestClient, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(build, "match_page", page, raising=False)
     answer = client.get("/matches/m/abc123.html")
     assert answer.status_code == 200 and "<p>abc123</p>" in answer.text
+    assert asked == [False]  # rendered without stderr, and blanked again should one slip in
     assert "secret" not in answer.text
     assert client.get("/matches/m/zzz.html").status_code == 404
     assert client.get("/matches/m/../../league.toml").status_code == 404

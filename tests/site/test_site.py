@@ -23,7 +23,7 @@ from arena.league.core import League
 from arena.league.rating import rate_by_batches
 from arena.league.store import Planned
 from arena.players import RandomPlayer, play_local
-from arena.site import build_site
+from arena.site import build, build_site
 from arena.site.build import TEMPLATES
 from arena.site.cache import SiteCache
 from arena.site.frames import build_viewer, decode, diff, embed_json, patch, unpack
@@ -445,3 +445,38 @@ def test_match_lists_are_paged_and_only_new_pages_are_rewritten(
         for i, match_id in enumerate(everything):
             assert (match_path(match_id) in text) == (i // 2 == page), (page, match_id)
     assert match_path(everything[-1]) in (lists / "index.html").read_text("utf-8")
+
+
+def test_a_site_without_stderr_shows_no_tail_anywhere(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A server's public pages go without the bots' stderr (it is for their authors): no page,
+    record or viewer data (packed or not) holds a tail, though the league has them."""
+    folder, with_stderr = built
+    marker = "Traceback..."
+
+    def tails(site: Path) -> int:
+        found = 0
+        for path in site.rglob("*"):
+            if path.suffix not in (".html", ".json"):
+                continue
+            text = path.read_text("utf-8")
+            found += marker in text
+            if path.suffix == ".html" and "/m/" in path.as_posix():
+                parser = Tags()
+                parser.feed(text)
+                found += sum(marker in json.dumps(unpack(b)) for b in parser.scripts if b.strip())
+        return found
+
+    assert tails(with_stderr) > 0
+    out = tmp_path / "site"
+    with League.open(folder) as league:
+        build_site(league, out, stderr=False)
+        some = next(iter(league.store.stored_results())).match_id
+        assert marker not in build.match_page(league, some, stderr=False)
+        assert marker.encode() not in build.match_record(league, some, stderr=False)
+    assert tails(out) == 0
+    # The same folder built again with stderr shown is rendered anew, not left without.
+    with League.open(folder) as league:
+        build_site(league, out)
+    assert tails(out) > 0
