@@ -117,7 +117,7 @@ class Server:
         """The league's summary (:meth:`League.summary`) as the runner last wrote it
         (:data:`SUMMARY_FILE`: computing it reads every result, which the web must not do per
         request), or computed here when there is none (no runner), again only when a batch was
-        rated or an entrant changed. The match count is always current."""
+        rated or an entrant changed. The match counts are always current."""
         league = self.league()
         path = self.folder / SUMMARY_FILE
         try:
@@ -134,7 +134,10 @@ class Server:
                 self.snapshot_value = data
                 self.snapshot_key = stamp
             value = dict(self.snapshot_value)
+        # The counts are always current (one count each); a stale planned count beside a
+        # current played one read as more played than planned.
         value["matches_played"] = league.store.played_count()
+        value["matches_planned"] = league.store.planned_matches()
         return value
 
     # -- who may see and change what --

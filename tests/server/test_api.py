@@ -459,3 +459,22 @@ def test_match_page_on_demand(client: TestClient, monkeypatch: pytest.MonkeyPatc
     assert "secret" not in answer.text
     assert client.get("/matches/m/zzz.html").status_code == 404
     assert client.get("/matches/m/../../league.toml").status_code == 404
+
+
+def test_standings_counts_are_current_beside_a_written_summary(
+    client: TestClient, league: Path
+) -> None:
+    """The runner's summary file is read for the ratings, but the match counts are current:
+    a summary written before more matches were planned must not show more played than
+    planned."""
+    from arena.server.context import SUMMARY_FILE
+
+    now = client.get("/api/v1/standings").json()
+    stale = {**now, "matches_played": 0, "matches_planned": 0}
+    (league / SUMMARY_FILE).write_text(json.dumps(stale))
+    try:
+        answer = client.get("/api/v1/standings").json()
+    finally:
+        (league / SUMMARY_FILE).unlink()
+    assert answer["matches_played"] == now["matches_played"] > 0
+    assert answer["matches_planned"] == now["matches_planned"] >= answer["matches_played"]
