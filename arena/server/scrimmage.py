@@ -12,7 +12,7 @@ ratings never see a scrimmage. Its replays are its own rendered site, ``site/`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from arena.league.config import GameConfig, Schedule
 from arena.league.core import League
 from arena.league.schedule import match_id
-from arena.league.store import BatchMode, Entrant, Planned
+from arena.league.store import BatchMode, Entrant, Planned, StoredResult
 from arena.runtime.scratch import remove_tree
 from arena.server.jobs import SCRIMMAGES_DIR, Scrimmage
 
@@ -76,6 +76,28 @@ def create(league: League, scrim: Scrimmage) -> Path:
     return folder
 
 
+def deal_seed(seed: int, k: int) -> int:
+    """The deal of a scrimmage's match ``k``."""
+    return seed * 1_000_003 + k
+
+
+def placement(inner: League) -> Callable[[StoredResult], list[str]]:
+    """The audit's check of a stored scrimmage match's place (see
+    :func:`arena.league.audit.audit`): the id and the deal :func:`planned` gives its ordinal
+    in this scrimmage (its folder is named by its id)."""
+    sid, seed = int(inner.folder.name), inner.config.seed
+
+    def check(stored: StoredResult) -> list[str]:
+        out = []
+        if stored.match_id != match_id(seed, sid, stored.ordinal):
+            out.append(f"the id is not the scrimmage's id for match {stored.ordinal}")
+        if stored.seed != deal_seed(seed, stored.ordinal):
+            out.append(f"the seed is not the scrimmage's deal for match {stored.ordinal}")
+        return out
+
+    return check
+
+
 def planned(scrim: Scrimmage, bots: Sequence[int], seed: int) -> list[Planned]:
     """The scrimmage's matches: seats rotated match by match, a fresh deal each."""
     n = len(bots)
@@ -89,7 +111,7 @@ def planned(scrim: Scrimmage, bots: Sequence[int], seed: int) -> list[Planned]:
                 game=scrim.game,
                 tab=k,
                 rotation=k % n,
-                seed=seed * 1_000_003 + k,
+                seed=deal_seed(seed, k),
                 options={},
                 bots=tuple(bots[(s + k) % n] for s in range(n)),
             )

@@ -19,6 +19,7 @@ from arena.league.audit import audit
 from arena.league.config import GameConfig, Schedule, default_config
 from arena.league.core import League
 from arena.league.store import EntrantStatus
+from arena.server import scrimmage
 from arena.server.accounts import Accounts
 from arena.server.jobs import Jobs
 from arena.server.runner import Options, Runner
@@ -157,5 +158,5 @@ def test_rounds_end_to_end(tmp_path: Path, hook_url: str) -> None:
         report = audit(lg)
         assert report.problems == [], report.problems
     with League.open(scrimmage_folder(folder, view["id"]), read_only=True) as lg:
-        report = audit(lg, check_ids=False)
+        report = audit(lg, scrimmage.placement(lg))
         assert report.problems == [], report.problems
