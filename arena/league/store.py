@@ -418,7 +418,11 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     problem: BaseException | None = None
     for query in ("?mode=ro", "?mode=ro&immutable=1"):
         try:
-            db = sqlite3.connect(uri + query, uri=True, isolation_level=None, timeout=30.0)
+            # One thread uses a connection at a time; another may close it (the server closes
+            # every thread's handles at shutdown), which the same-thread check would refuse.
+            db = sqlite3.connect(
+                uri + query, uri=True, isolation_level=None, timeout=30.0, check_same_thread=False
+            )
         except sqlite3.Error as exc:
             problem = exc
             continue

@@ -115,6 +115,7 @@ def make_app(
         finally:
             if deliverer is not None:
                 deliverer.stop()
+            server.close()
 
     routes = [
         *api.ROUTES,

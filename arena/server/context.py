@@ -13,7 +13,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 from argon2 import PasswordHasher
@@ -70,6 +70,9 @@ def environment() -> jinja2.Environment:
     return env
 
 
+H = TypeVar("H", League, Accounts, Jobs)
+
+
 class Server:
     """The state of one server process."""
 
@@ -86,30 +89,47 @@ class Server:
         self.snapshot_lock = threading.Lock()
         self.snapshot_key: tuple[object, ...] | None = None
         self.snapshot_value: dict[str, Any] = {}
+        self.handles: list[League | Accounts | Jobs] = []
+        """Every handle a thread opened, closed by :meth:`close` (a handle left to the garbage
+        collector when its thread ends would leave its SQLite connection unclosed)."""
+        self.handles_lock = threading.Lock()
 
     # -- per-thread handles --
+
+    def _kept(self, handle: H) -> H:
+        with self.handles_lock:
+            self.handles.append(handle)
+        return handle
 
     def league(self) -> League:
         """This thread's read-only league (it sees every commit of the runner)."""
         league: League | None = getattr(self.local, "league", None)
         if league is None:
-            league = League.open(self.folder, read_only=True)
+            league = self._kept(League.open(self.folder, read_only=True))
             self.local.league = league
         return league
 
     def accounts(self) -> Accounts:
         accounts: Accounts | None = getattr(self.local, "accounts", None)
         if accounts is None:
-            accounts = Accounts.open(self.folder, hasher=self.hasher)
+            accounts = self._kept(Accounts.open(self.folder, hasher=self.hasher))
             self.local.accounts = accounts
         return accounts
 
     def jobs(self) -> Jobs:
         jobs: Jobs | None = getattr(self.local, "jobs", None)
         if jobs is None:
-            jobs = Jobs(self.folder)
+            jobs = self._kept(Jobs(self.folder))
             self.local.jobs = jobs
         return jobs
+
+    def close(self) -> None:
+        """Close every handle the threads opened (when the application shuts down)."""
+        with self.handles_lock:
+            handles, self.handles = self.handles, []
+        for handle in handles:
+            handle.close()
+        self.local = threading.local()
 
     # -- the standings --
 

@@ -205,7 +205,9 @@ class Jobs:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.db = sqlite3.connect(folder / JOBS_FILE, isolation_level=None, timeout=30.0)
+        self.db = sqlite3.connect(
+            folder / JOBS_FILE, isolation_level=None, timeout=30.0, check_same_thread=False
+        )  # used by one thread at a time; the server closes its threads' handles at shutdown
         self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.executescript(SCHEMA)

@@ -97,9 +97,10 @@ def client_factory() -> Iterator[object]:
 
     def make(folder: Path, **settings: object) -> TestClient:
         client = client_for(folder, **settings)
+        client.__enter__()  # runs the app's start-up; its shut-down closes its handles
         clients.append(client)
         return client
 
     yield make
     for c in clients:
-        c.close()
+        c.__exit__(None, None, None)

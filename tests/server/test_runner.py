@@ -81,6 +81,7 @@ def test_rounds_end_to_end(tmp_path: Path, hook_url: str) -> None:
     folder = small_league(tmp_path / "league")
     people = People(folder)
     client = client_for(folder)
+    client.__enter__()  # the app's start-up; its shut-down (below) closes its handles
     alice, bob = people.auth("alice"), people.auth("bob")
     assert client.post("/api/v1/webhooks", json={"url": hook_url}, headers=alice).status_code == 201
     good = client.post("/api/v1/bots", content=bot_archive(tmp_path, "alice-bot"), headers=alice)
@@ -153,7 +154,7 @@ def test_rounds_end_to_end(tmp_path: Path, hook_url: str) -> None:
         page = client.get("/account/")
         assert page.status_code == 200 and "alice-bot" in page.text and "withdrawn" in page.text
 
-    client.close()
+    client.__exit__(None, None, None)
     with League.open(folder, read_only=True) as lg:
         report = audit(lg)
         assert report.problems == [], report.problems
