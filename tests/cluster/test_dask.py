@@ -24,6 +24,8 @@ from arena.run.cluster import DaskError, run_league_dask  # noqa: E402
 from arena.run.local import RunReport, run_league  # noqa: E402
 from tests.league.helpers import ROOT, fingerprint, small_league, write_bot  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("no_resource_tracker_left")
+
 
 def entrants(tmp_path: Path) -> list[str]:
     return [
@@ -38,19 +40,6 @@ def start_cluster() -> Any:
     return distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     )
-
-
-@pytest.fixture(scope="module", autouse=True)
-def no_resource_tracker_left() -> Iterator[None]:
-    """LocalCluster starts its workers with multiprocessing's spawn, which starts a resource
-    tracker process that lives as long as this one; stop it after the module (it starts
-    again if needed), so that no child process outlives the tests."""
-    yield
-    from multiprocessing import resource_tracker
-
-    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
-    if stop is not None:
-        stop()
 
 
 @pytest.fixture(scope="module")

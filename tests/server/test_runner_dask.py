@@ -14,7 +14,11 @@ from tests.league.helpers import fingerprint
 from tests.server.test_runner import small_league
 
 pytest.importorskip("distributed")
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(300),
+    pytest.mark.usefixtures("no_resource_tracker_left"),
+]
 
 
 def test_the_runner_plays_on_dask_as_on_local_workers(tmp_path: Path) -> None:
