@@ -21,9 +21,11 @@ The entrants are copies of the bundled random and heuristic bots, each under a n
 with its own content (so no two entrants share a content hash, a cache entry or a process).
 
     python -m benchmarks.bench_scale [--entrants 8 100] [--matches 2000] [--cap 12]
-        [--group N] [--rounds 4] [--workers 2]
+        [--group N] [--rounds 4] [--workers 2] [--keep DIR] [--decision S] [--bank S]
 
-The issue's full size is ``--matches 100000`` (about an hour on 2 cores at these rates).
+The issue's full size is ``--entrants 100 --matches 100000`` (about three hours on 2 cores at
+9 matches per second); ``--keep`` keeps the league (to render its site afterwards), and a long
+run that shares the machine (``nice -n 19``) may want looser time limits (``--bank``).
 Targets (issue 15): peak memory under 2 GiB in total; rate with 100 entrants at least 0.8 of
 the rate with 8.
 """
@@ -31,6 +33,7 @@ the rate with 8.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import tempfile
@@ -42,6 +45,7 @@ from pathlib import Path
 from arena.league.config import Executor, Schedule, default_config
 from arena.league.core import League
 from arena.run.local import run_league
+from arena.runtime.botproc import TimeLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("random", "heuristic")
@@ -65,12 +69,20 @@ def entrant_folders(where: Path, count: int) -> list[Path]:
 
 
 def build(
-    folder: Path, bots: list[Path], matches: int, cap: int, group: int, rounds: int, workers: int
+    folder: Path,
+    bots: list[Path],
+    matches: int,
+    cap: int,
+    group: int,
+    rounds: int,
+    workers: int,
+    limits: TimeLimits,
 ) -> Path:
     config = default_config(seed=15)
     config = replace(
         config,
         workers=workers,
+        limits=limits,
         schedule=replace(
             Schedule(), max_matches=matches, group_size=group, rounds_per_batch=rounds
         ),
@@ -199,9 +211,27 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=4, help="schedule.rounds_per_batch")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="Build the leagues in this new folder and keep them"
+    )
+    parser.add_argument(
+        "--decision", type=float, default=None, help="limits.decision (default: the league's)"
+    )
+    parser.add_argument(
+        "--bank", type=float, default=None, help="limits.bank (default: the league's)"
+    )
     args = parser.parse_args()
+    limits = default_config(seed=15).limits
+    limits = replace(
+        limits,
+        decision=limits.decision if args.decision is None else args.decision,
+        bank=limits.bank if args.bank is None else args.bank,
+    )
     rates: dict[int, float] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+    with contextlib.ExitStack() as stack:
+        if args.keep is not None:
+            args.keep.mkdir(parents=True)
+        tmp = args.keep or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-")))
         bots = entrant_folders(Path(tmp) / "bots", max(args.entrants))
         for count in args.entrants:
             folder = build(
@@ -212,6 +242,7 @@ def main() -> None:
                 args.cap if args.group is None else args.group,
                 args.rounds,
                 args.workers,
+                limits,
             )
             rate, played, watch, started = play(folder, args.workers)
             rates[count] = rate
