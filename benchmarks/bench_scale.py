@@ -22,6 +22,7 @@ with its own content (so no two entrants share a content hash, a cache entry or 
 
     python -m benchmarks.bench_scale [--entrants 8 100] [--matches 2000] [--cap 12]
         [--group N] [--rounds 4] [--workers 2] [--keep DIR] [--decision S] [--bank S]
+        [--startup S]
 
 The issue's full size is ``--entrants 100 --matches 100000`` (about three hours on 2 cores at
 9 matches per second); ``--keep`` keeps the league (to render its site afterwards), and a long
@@ -226,6 +227,7 @@ def main() -> None:
         limits,
         decision=limits.decision if args.decision is None else args.decision,
         bank=limits.bank if args.bank is None else args.bank,
+        startup=limits.startup if args.startup is None else args.startup,
     )
     rates: dict[int, float] = {}
     with contextlib.ExitStack() as stack:
