@@ -221,6 +221,9 @@ def main() -> None:
     parser.add_argument(
         "--bank", type=float, default=None, help="limits.bank (default: the league's)"
     )
+    parser.add_argument(
+        "--startup", type=float, default=None, help="limits.startup (default: the league's)"
+    )
     args = parser.parse_args()
     limits = default_config(seed=15).limits
     limits = replace(
