@@ -279,7 +279,13 @@ class Schedule:
         low=0,
         high=1_000_000,
     )
-    chunk: int = setting(4, "Matches sent to a worker at once.", low=1, high=100_000)
+    chunk: int = setting(
+        16,
+        "Matches sent to a worker at once, at most (fewer when fewer are waiting, so that every"
+        " worker gets some).",
+        low=1,
+        high=100_000,
+    )
     group_size: int = setting(
         0,
         "Seat each batch in groups of at most this many entrants, reshuffled every batch, and"

@@ -168,6 +168,19 @@ class LeaguePlanner:
         return self.league.stop_reason()
 
 
+def chunk_size(chunk: int, waiting: int, in_flight: int, capacity: int) -> int:
+    """How many of the ``waiting`` matches to send as the next chunk (0: none for now).
+
+    A backend's capacity is two chunks per worker: one playing, one queued behind it. Behind a
+    busy worker only a full chunk is queued (tiny chunks cost the parent as much as full ones);
+    a worker that may be idle gets its share of what waits, so that 10 matches on 2 idle workers
+    go as two chunks of 5, not one chunk of 10 while the other worker idles."""
+    workers = max(1, capacity // 2)
+    if in_flight >= workers:
+        return chunk if waiting >= chunk else 0
+    return max(1, min(chunk, -(-waiting // (workers - in_flight))))
+
+
 def plan_more(
     planner: Planner,
     pending: deque[Planned],
@@ -235,7 +248,10 @@ def drive(
         backend = open_backend()
         while pending or in_flight:
             while pending and in_flight < backend.capacity() and (left is None or left > 0):
-                batch = [pending.popleft() for _ in range(min(chunk, len(pending)))]
+                size = chunk_size(chunk, len(pending), in_flight, backend.capacity())
+                if not size:
+                    break
+                batch = [pending.popleft() for _ in range(size)]
                 for p in batch:
                     seats[p.match_id] = p.bots
                 if left is not None:

@@ -11,7 +11,7 @@ import pytest
 from arena.league.core import League
 from arena.league.store import PackedRecord, Planned
 from arena.match import MatchSpec
-from arena.run.driver import Backend, Interrupted, WorkerLost, drive
+from arena.run.driver import Backend, Interrupted, WorkerLost, chunk_size, drive
 from arena.run.worker import ChunkResult, Player
 from arena.runtime.botproc import RunLimits
 from tests.league.helpers import fingerprint, small_league
@@ -189,3 +189,25 @@ def test_a_backend_that_fails_to_open_is_not_cancelled(tmp_path: Path) -> None:
 
     with League.open(folder) as lg, pytest.raises(Interrupted):
         drive(lg, open_backend, chunk=2, progress=None)
+
+
+@pytest.mark.parametrize(
+    ("waiting", "in_flight", "expected"),
+    [
+        (100, 0, 16),  # plenty: full chunks
+        (10, 0, 5),  # two idle workers share what waits
+        (10, 1, 10),  # one idle worker takes it all
+        (1, 0, 1),
+        (10, 2, 0),  # both busy: a partial chunk waits for more (or for a worker)
+        (16, 2, 16),  # both busy: a full chunk is queued behind them
+        (40, 3, 16),
+    ],
+)
+def test_chunks_spread_over_idle_workers_and_only_full_ones_queue(
+    waiting: int, in_flight: int, expected: int
+) -> None:
+    assert chunk_size(16, waiting, in_flight, capacity=4) == expected
+
+
+def test_a_backend_of_one_slot_still_gets_chunks() -> None:
+    assert chunk_size(4, 3, 0, capacity=1) == 3
