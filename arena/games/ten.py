@@ -187,9 +187,30 @@ def run_score(filled: int, fills: int) -> int:
 
 
 MAX_FILLS: Final = COLOUR_WILDS_PER_COLOUR + 1
-RUN_SCORES: Final = tuple(
-    tuple(run_score(mask, fills) for fills in range(MAX_FILLS + 1)) for mask in range(512)
-)
+
+
+def run_scores(filled: int) -> tuple[int, ...]:
+    """``run_score(filled, fills)`` for every ``fills`` from 0 to :data:`MAX_FILLS`, in one pass
+    over the runs (a run with ``g`` gaps counts for every ``fills >= g``): the table below is
+    built at import, and this keeps the import short."""
+    longest = [0] * (MAX_FILLS + 1)  # by the number of gaps in the run
+    for start in range(9):
+        gaps = 0
+        for stop in range(start, 9):
+            if not filled >> stop & 1:
+                gaps += 1
+                if gaps > MAX_FILLS:
+                    break
+            longest[gaps] = max(longest[gaps], stop - start + 1)
+    scores: list[int] = []
+    best = 0
+    for length in longest:
+        best = max(best, length)
+        scores.append(best + 1 if best == 9 else best)
+    return tuple(scores)
+
+
+RUN_SCORES: Final = tuple([run_scores(mask) for mask in range(512)])
 """``RUN_SCORES[mask][fills]``, precomputed."""
 
 

@@ -454,6 +454,13 @@ def test_only_the_longest_run_scores() -> None:
     assert ten.score_cards(["B1", "B2", "B3", "B5", "B6", "B7", "B9"]) == 3
 
 
+def test_the_run_table_is_the_longest_run_of_every_mask_and_fill_count() -> None:
+    """RUN_SCORES is built in one pass per mask; run_score is the definition, fill by fill."""
+    for mask in range(512):
+        for fills in range(ten.MAX_FILLS + 1):
+            assert ten.RUN_SCORES[mask][fills] == ten.run_score(mask, fills), (mask, fills)
+
+
 def test_complete_run_scores_ten() -> None:
     assert ten.score_cards([f"O{n}" for n in range(1, 10)]) == 10
     assert ten.score_cards([f"O{n}" for n in range(1, 9)] + ["O*"]) == 10
