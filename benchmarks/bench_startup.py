@@ -95,7 +95,9 @@ def main() -> None:
             base = base or wall
             verdict = ""
             if judged:
-                verdict = f"  target <= {TARGET_MS:.0f} ms: {'met' if wall <= TARGET_MS else 'NOT met'}"
+                verdict = (
+                    f"  target <= {TARGET_MS:.0f} ms: {'met' if wall <= TARGET_MS else 'NOT met'}"
+                )
             print(f"{label:<26} {wall:>8.1f} {cpu:>8.1f}  {wall / base:4.1f}x python{verdict}")
 
 
