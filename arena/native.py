@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import json
 import os
 import sys
@@ -94,7 +92,7 @@ def chosen() -> str | None:
     return why_pure()
 
 
-class SourcesFirst(importlib.abc.MetaPathFinder):
+class SourcesFirst:
     """Finds each of :data:`NATIVE_MODULES` at its .py file, whatever binary lies beside it.
 
     It answers for those names only; every other import goes on to Python's own finders.
@@ -105,6 +103,8 @@ class SourcesFirst(importlib.abc.MetaPathFinder):
     ) -> ModuleSpec | None:
         if fullname not in NATIVE_MODULES:
             return None
+        import importlib.util  # only in a pure build, when a rules module is found
+
         return importlib.util.spec_from_file_location(fullname, source_of(fullname))
 
 

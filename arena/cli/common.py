@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.league.config import MAX_SECONDS, MAX_SEED, MAX_WORKERS, ConfigError
 from arena.league.core import League, LeagueError
-from arena.runtime.botproc import RunLimits, TimeLimits
+from arena.runtime.limits import TimeLimits
 from arena.runtime.manifest import BotError, BotSpec, load_bot
 from arena.terminal import Seconds, failure
+
+if TYPE_CHECKING:
+    from arena.runtime.botproc import RunLimits
 
 SEED = click.IntRange(min=0, max=MAX_SEED)
 
@@ -82,6 +85,8 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def run_limits(decision_time: float, time_bank: float, startup_time: float) -> RunLimits:
+    from arena.runtime.botproc import RunLimits  # the process machinery, for commands that run bots
+
     return RunLimits(time=TimeLimits(decision_time, time_bank, startup_time))
 
 

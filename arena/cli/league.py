@@ -18,10 +18,7 @@ from arena.cli.common import DEFAULT_ROOT, WORKERS, league_option, league_path, 
 from arena.league.config import MAX_SEED, ExecutorKind, default_config
 from arena.league.core import League, LeagueError
 from arena.league.store import EntrantStatus, StoreError
-from arena.run.driver import Interrupted, WorkerLost
-from arena.run.local import run_league
 from arena.runtime.manifest import BotError
-from arena.runtime.sandbox import isolation_line, protect
 from arena.terminal import describe_os_error, failure, printable_name, shown
 
 DEMO_BOTS = (
@@ -111,6 +108,11 @@ def play(
         raise click.ClickException(
             "the league has no active entrants (arena submit BOT --league L)"
         )
+    # What plays matches, imported only by the commands that play (status and the other
+    # readers start faster without it).
+    from arena.run.driver import Interrupted, WorkerLost
+    from arena.run.local import run_league
+    from arena.runtime.sandbox import isolation_line, protect
 
     try:
         protect(lg.folder)  # under rlimits, a bot's own uid must not read the league's data

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from arena.games import phase10, take5, ten
@@ -51,6 +50,8 @@ def closest_game(name: str) -> str | None:
             return game
     if folded in ALIASES:
         return ALIASES[folded]
+    import difflib  # only for a name that is not a game
+
     close = difflib.get_close_matches(folded, [*GAMES, *ALIASES], n=1, cutoff=0.6)
     return ALIASES.get(close[0], close[0]) if close else None
 

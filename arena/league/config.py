@@ -26,13 +26,16 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard, TypeVar
-
-import trueskill
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from arena.games import GAMES, JSON, GameError, get_game
-from arena.runtime.botproc import RunLimits, TimeLimits
+from arena.runtime.limits import TimeLimits
 from arena.runtime.usage import Budget
+
+if TYPE_CHECKING:  # both imported where used: reading a config needs neither
+    import trueskill
+
+    from arena.runtime.botproc import RunLimits
 
 CONFIG_FILE = "league.toml"
 DEFAULT_SEATS = 4
@@ -350,6 +353,8 @@ class Rating:
     )
 
     def environment(self) -> trueskill.TrueSkill:
+        import trueskill
+
         return trueskill.TrueSkill(
             mu=self.mu,
             sigma=self.sigma,
@@ -373,7 +378,7 @@ class Limits:
     """A bot's time, in seconds, and caps on all of its processes and threads together (a bot
     past a cap is killed and gets a `resources` fault).
 
-    Read into :class:`~arena.runtime.botproc.TimeLimits` and :class:`~arena.runtime.usage.Budget`
+    Read into :class:`~arena.runtime.limits.TimeLimits` and :class:`~arena.runtime.usage.Budget`
     (``LeagueConfig.limits`` and ``LeagueConfig.budget``)."""
 
     decision: float = setting(1.0, "Free time for each decision.", low=0.001, high=MAX_SECONDS)
@@ -478,6 +483,8 @@ class LeagueConfig:
     memory_mb_per_bot; 0: no cap)."""
 
     def run_limits(self) -> RunLimits:
+        from arena.runtime.botproc import RunLimits
+
         return RunLimits(time=self.limits, budget=self.budget, live_bots=self.executor.live_bots)
 
     def game(self, name: str) -> GameConfig:

@@ -17,7 +17,7 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -31,7 +31,6 @@ from arena.league.config import (
     config_text,
     load_config,
 )
-from arena.league.conformance import HINTS, changed_options, check_bot
 from arena.league.rating import (
     LeagueRatings,
     SoloScore,
@@ -44,13 +43,14 @@ from arena.league.rating import (
 )
 from arena.league.schedule import plan_batch, trim_to_budget
 from arena.league.store import NO_FAULTS, Entrant, EntrantStatus, Planned, Store, StoreError
-from arena.match import SeatFault
 from arena.resources import BUNDLED_PREFIX
-from arena.runtime.botproc import Fault
 from arena.runtime.manifest import MANIFEST, BotError, BotKind, BotSpec, load_bot, valid_name
-from arena.runtime.sandbox import protect
 from arena.runtime.scratch import remove_tree
 from arena.terminal import printable_name, shown
+
+if TYPE_CHECKING:
+    from arena.match import SeatFault
+    from arena.runtime.botproc import Fault
 
 DB_FILE = "league.db"
 BOTS_DIR = "bots"
@@ -264,6 +264,8 @@ class League:
         path = folder / CONFIG_FILE
         if path.exists():
             raise LeagueError(f"{folder} already has a {CONFIG_FILE}")
+        from arena.runtime.sandbox import protect  # the sandbox's rule, loaded when needed
+
         folder.mkdir(parents=True, exist_ok=True)
         protect(folder)  # league data: never readable by a bot's uid (see arena.runtime.sandbox)
         (folder / BOTS_DIR).mkdir(exist_ok=True)
@@ -459,6 +461,10 @@ class League:
         Yields the games checked; raises :class:`LeagueError` naming the first fault (with the
         table size and options it happened at), a hint, and the end of the bot's stderr.
         """
+        # The match machinery, imported when a bot is checked (reading a league needs none of it).
+        from arena.league.conformance import HINTS, changed_options, check_bot
+        from arena.runtime.botproc import Fault
+
         tables = [self.config.game(g) for g in games]
         report = check_bot(spec, 1, self.config.run_limits(), tables)
         problem: Fault | SeatFault | None = None

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from arena import __version__
+from arena.runtime.limits import TimeLimits as TimeLimits
 from arena.runtime.sandbox import Confined, Limits
 from arena.runtime.usage import Budget, Tracker
 from arena.runtime.wire import (
@@ -50,26 +51,6 @@ from arena.runtime.wire import encode as encode_message
 from arena.terminal import printable_name
 
 # -- limits and faults -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TimeLimits:
-    """How long a bot may take. Times in seconds."""
-
-    decision: float = 1.0
-    """Free time for each decision."""
-    bank: float = 10.0
-    """Extra time per match: a decision that takes longer than ``decision`` draws the rest from
-    the bank; the decision times out when the bank is empty too."""
-    startup: float = 10.0
-    """From starting the process to its answer to ``hello``."""
-    grace: float = 0.5
-    """After ``bye`` (or end of input), how long a bot has to exit before it is killed."""
-
-    def __post_init__(self) -> None:
-        for name in ("decision", "bank", "startup", "grace"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"time limit {name} must not be negative")
 
 
 @dataclass(frozen=True)
