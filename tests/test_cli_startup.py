@@ -44,3 +44,27 @@ def test_every_registered_command_resolves_and_has_help() -> None:
         assert f"  {name} " in result.output
         command = main.get_command(None, name)  # type: ignore[arg-type]
         assert command is not None and command.name == name
+
+
+def test_league_status_reads_the_league_without_the_match_machinery(tmp_path: Path) -> None:
+    """``league status`` opens the config and the store only: no bot processes, sandbox, match
+    loop or runner (issue 15: it starts in at most 100 ms). The ratings are trueskill's."""
+    from arena.league.config import default_config
+    from arena.league.core import League
+
+    League.init(tmp_path / "lg", default_config(seed=1))
+    with League.open(tmp_path / "lg") as lg:
+        lg.submit("builtin:random", name="a", check=False)
+    loaded = loaded_after("league", "status", str(tmp_path / "lg"))
+    assert "arena.league.core" in loaded  # the command did run
+    heavy = {
+        "arena.runtime.botproc",
+        "arena.runtime.sandbox",
+        "arena.match",
+        "arena.league.conformance",
+        "arena.run.local",
+        "arena.run.driver",
+        "multiprocessing",
+        "jinja2",
+    }
+    assert not heavy & loaded, heavy & loaded

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import errno
+import functools
 import hashlib
 import io
 import itertools
@@ -49,6 +50,8 @@ from arena.runtime.scratch import remove_tree
 from arena.terminal import printable_name, shown
 
 if TYPE_CHECKING:
+    import trueskill
+
     from arena.match import SeatFault
     from arena.runtime.botproc import Fault
 
@@ -254,7 +257,12 @@ class League:
         self.folder = folder
         self.config = load_config(folder)
         self.store = Store.open(folder / DB_FILE, read_only=read_only)
-        self.env = self.config.rating.environment()
+
+    @functools.cached_property
+    def env(self) -> trueskill.TrueSkill:
+        """The league's TrueSkill environment, made when first rated with (reading the
+        standings needs none, and ``trueskill`` costs a command's start-up a few ms)."""
+        return self.config.rating.environment()
 
     # -- creating and opening -------------------------------------------------------------
 

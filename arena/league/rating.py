@@ -20,13 +20,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
-
-import trueskill
+from typing import TYPE_CHECKING, NamedTuple
 
 from arena.games.base import competition_ranks
 from arena.league import ffa
 from arena.league.store import Outcome
+
+if TYPE_CHECKING:  # only its types are named here: the environment is made by the config
+    import trueskill
 
 RatingRow = tuple[str, int, float, float, int, int]
 
