@@ -77,6 +77,12 @@ BENCHES = (
         ("--runs", "3", "--seconds", "0.2", "--play-games", "10"),
     ),
     Bench(
+        "startup",
+        "bench_startup",
+        "Start-up: arena --version and arena league status beside python -c pass",
+        ("--runs", "5"),
+    ),
+    Bench(
         "sandbox",
         "bench_sandbox",
         "Sandbox start-up cost per method",
@@ -286,6 +292,7 @@ HEADLINES: dict[str, Callable[[str], list[str]]] = {
         or last_line(text)
     ),
     "usage": grep(r"^one sample", r"^sampler thread"),
+    "startup": grep(r"^python -c pass", r"^arena (--version|league status)"),
     "league": grep(r"^median matches/s", r"^control \(pure CPU"),
     "dask": grep(r"^workers \d+: median"),
     "adaptive": last_line,
