@@ -36,11 +36,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import resource
 import shutil
 import tempfile
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.league.config import Executor, Schedule, default_config
@@ -195,11 +196,37 @@ class Watch:
         return [p // MIB for p in peaks]
 
 
-def play(folder: Path, workers: int) -> tuple[float, int, Watch, int]:
-    """(matches per second, matches played, the memory watch, bot processes started)."""
+@dataclass(frozen=True)
+class Played:
+    rate: float
+    """Matches per second."""
+    played: int
+    watch: Watch
+    started: int
+    """Bot processes started."""
+    driver_ms: float
+    """CPU of the driver's thread per match (planning, rating, storing)."""
+    children_ms: float
+    """CPU of the workers and every bot process per match (load-independent, unlike the rate)."""
+
+
+def play(folder: Path, workers: int) -> Played:
     with League.open(folder) as lg, Watch() as watch:
+        thread = time.thread_time()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         report = run_league(lg, workers, progress=None)
-    return report.rate, report.played, watch, report.processes_started
+        thread = time.thread_time() - thread
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spent = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
+    per = 1e3 / max(report.played, 1)
+    return Played(
+        report.rate,
+        report.played,
+        watch,
+        report.processes_started,
+        thread * per,
+        spent * per,
+    )
 
 
 def main() -> None:
@@ -249,14 +276,15 @@ def main() -> None:
                 args.workers,
                 limits,
             )
-            rate, played, watch, started = play(folder, args.workers)
-            rates[count] = rate
-            size, processes = watch.peak()
+            got = play(folder, args.workers)
+            rates[count] = got.rate
+            size, processes = got.watch.peak()
             print(
-                f"entrants {count}: {played} matches at {rate:.1f}/s; peak memory (PSS, arena +"
-                f" bots) {size / MIB:.0f} MiB with {processes} processes; per quarter of the run"
-                f" {watch.quarters()} MiB; at the peak {watch.breakdown()} MiB;"
-                f" bot processes started {started}",
+                f"entrants {count}: {got.played} matches at {got.rate:.1f}/s; peak memory (PSS,"
+                f" arena + bots) {size / MIB:.0f} MiB with {processes} processes; per quarter of"
+                f" the run {got.watch.quarters()} MiB; at the peak {got.watch.breakdown()} MiB;"
+                f" bot processes started {got.started}; CPU per match: driver"
+                f" {got.driver_ms:.2f} ms, workers and bots {got.children_ms:.1f} ms",
                 flush=True,
             )
     small, big = min(args.entrants), max(args.entrants)
