@@ -172,29 +172,14 @@ def deck_for(seats: int) -> list[str]:
 # -- scoring ------------------------------------------------------------------------------------
 
 
-def run_score(filled: int, fills: int) -> int:
-    """Points of one colour: the longest run of consecutive numbers, ``filled`` being a bit mask of
-    the numbers held (bit 0 = 1) and ``fills`` wilds free to stand for any missing number; a run
-    of all nine scores 10."""
-    best = 0
-    for start in range(9):
-        gaps = 0
-        for stop in range(start, 9):
-            if not filled >> stop & 1:
-                gaps += 1
-                if gaps > fills:
-                    break
-            best = max(best, stop - start + 1)
-    return best + 1 if best == 9 else best
-
-
 MAX_FILLS: Final = COLOUR_WILDS_PER_COLOUR + 1
 
 
 def run_scores(filled: int) -> tuple[int, ...]:
-    """``run_score(filled, fills)`` for every ``fills`` from 0 to :data:`MAX_FILLS`, in one pass
-    over the runs (a run with ``g`` gaps counts for every ``fills >= g``): the table below is
-    built at import, and this keeps the import short."""
+    """Points of one colour for each number of free wilds from 0 to :data:`MAX_FILLS`: the
+    longest run of consecutive numbers, ``filled`` being a bit mask of the numbers held (bit 0 =
+    1) and the wilds standing for missing numbers; a run of all nine scores 10. One pass over the
+    runs serves every count (a run with ``g`` gaps counts for every count of at least ``g``)."""
     longest = [0] * (MAX_FILLS + 1)  # by the number of gaps in the run
     for start in range(9):
         gaps = 0
