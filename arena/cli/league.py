@@ -17,7 +17,7 @@ import click
 from arena.cli.common import DEFAULT_ROOT, WORKERS, league_option, league_path, open_league
 from arena.league.config import MAX_SEED, ExecutorKind, default_config
 from arena.league.core import League, LeagueError
-from arena.league.store import EntrantStatus, StoreError
+from arena.league.store import EntrantStatus, StoreError, version_label
 from arena.runtime.manifest import BotError
 from arena.terminal import describe_os_error, failure, printable_name, shown
 
@@ -181,9 +181,7 @@ def status(name: str, as_json: bool) -> None:
 def version_text(row: Mapping[str, object]) -> str:
     """A version as people tell versions apart: its label and its content hash, ``v2
     (3f9a1c0b)``; the hash alone when the manifest states no version."""
-    digest = str(row["version"])[:8]
-    label = str(row.get("label") or "")
-    return f"{shown(label)} ({digest})" if label else digest
+    return version_label(shown(str(row.get("label") or "")), str(row["version"]))
 
 
 def render_standings(summary: dict[str, object]) -> str:

@@ -151,6 +151,13 @@ class BatchMode(enum.StrEnum):
     ADAPTIVE = "adaptive"
 
 
+def version_label(label: str, version: str) -> str:
+    """How versions are told apart everywhere: ``v2 (3f9a1c0b)``, the label and the content
+    hash's first 8 characters; the hash alone when the manifest states no label."""
+    digest = version[:8]
+    return f"{label} ({digest})" if label else digest
+
+
 @dataclass(frozen=True)
 class Entrant:
     """One submitted version of a bot."""

@@ -253,7 +253,15 @@ class Jobs:
 
     def validations(self, user: str | None = None, status: str | None = None) -> list[Validation]:
         """Newest first; of one user, or with one status, if given."""
-        sql = f"SELECT {VALIDATION_COLUMNS} FROM validations WHERE 1"
+        rows = self._newest_first("validations", VALIDATION_COLUMNS, user, status)
+        return [_validation(r) for r in rows]
+
+    def _newest_first(
+        self, table: str, columns: str, user: str | None, status: str | None
+    ) -> sqlite3.Cursor:
+        """The rows of ``table`` (validations or scrimmages), newest first, of one user or with
+        one status if given."""
+        sql = f"SELECT {columns} FROM {table} WHERE 1"
         args: list[Any] = []
         if user is not None:
             sql += " AND user = ?"
@@ -261,7 +269,7 @@ class Jobs:
         if status is not None:
             sql += " AND status = ?"
             args.append(status)
-        return [_validation(r) for r in self.db.execute(sql + " ORDER BY id DESC", args)]
+        return self.db.execute(sql + " ORDER BY id DESC", args)
 
     def set_validation(self, vid: int, status: str, **fields: Any) -> None:
         """Set a validation's status and any of faults, hints, stderr_tail, message, entrant."""
@@ -327,15 +335,9 @@ class Jobs:
         return None if row is None else _scrimmage(row)
 
     def scrimmages(self, user: str | None = None, status: str | None = None) -> list[Scrimmage]:
-        sql = f"SELECT {SCRIMMAGE_COLUMNS} FROM scrimmages WHERE 1"
-        args: list[Any] = []
-        if user is not None:
-            sql += " AND user = ?"
-            args.append(user)
-        if status is not None:
-            sql += " AND status = ?"
-            args.append(status)
-        return [_scrimmage(r) for r in self.db.execute(sql + " ORDER BY id DESC", args)]
+        """Newest first; of one user, or with one status, if given."""
+        rows = self._newest_first("scrimmages", SCRIMMAGE_COLUMNS, user, status)
+        return [_scrimmage(r) for r in rows]
 
     def set_scrimmage(self, sid: int, status: str, message: str = "") -> None:
         finished = time.time() if status in ("done", "failed") else None

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from arena.games import GAMES, JSON
 from arena.league.rating import OverallScore, Standing, interval, tiers
-from arena.league.store import Entrant
+from arena.league.store import Entrant, version_label
 from arena.runtime.usage import UsageSummary
 from arena.site.cache import MatchRow, Perf, SiteCache
 
@@ -83,7 +83,7 @@ class BotRef:
     def shown_version(self) -> str:
         """``label (hash)``: how versions are told apart everywhere (the hash alone without a
         label)."""
-        return f"{self.label} ({self.version[:8]})" if self.label else self.version[:8]
+        return version_label(self.label, self.version)
 
 
 @dataclass(frozen=True)
