@@ -33,59 +33,9 @@ import orjson
 from arena import boards
 from arena.games import JSON, GameError, State, get_game
 from arena.replay import Replay
-from arena.site.tables import drawing, mask
-
-Patch = list[list[Any]]
-"""Operations, outermost first: ``[path, value]`` replaces what is at ``path`` (``[]``: the
-root); ``[path, start, count, items]`` splices the list at ``path`` (a line of cards, a fact,
-the zones): its ``count`` members from ``start`` give way to ``items``."""
-
-
-def diff(
-    before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | None = None
-) -> Patch:
-    """The operations that turn ``before`` into ``after`` (see :data:`Patch`).
-
-    Dicts with the same keys, and lists of the same length whose members are dicts or lists, are
-    compared member by member; other lists are spliced where they differ (a hand that gained
-    one card is stored as that card, a zone laid on the table as that zone); anything else
-    that differs is replaced whole.
-    """
-    path = [] if path is None else path
-    out = [] if out is None else out
-    if before != after:
-        _diff(before, after, path, out)
-    return out
-
-
-def _diff(before: JSON, after: JSON, path: list[Any], out: Patch) -> None:
-    """:func:`diff` of two values already known to differ (each pair compared once)."""
-    if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
-        for key, b in after.items():
-            a = before[key]
-            if a is not b and a != b:
-                _diff(a, b, [*path, key], out)
-    elif isinstance(before, list) and isinstance(after, list):
-        if len(before) == len(after) and isinstance(after[0], dict | list):
-            for i, (a, b) in enumerate(zip(before, after, strict=True)):
-                if a is not b and a != b:
-                    _diff(a, b, [*path, i], out)
-        else:
-            out.append(splice(before, after, path))
-    else:
-        out.append([path, after])
-
-
-def splice(before: list[Any], after: list[Any], path: list[Any]) -> list[Any]:
-    """The splice that turns one list into the other: what lies between their common start
-    and their common end."""
-    start, limit = 0, min(len(before), len(after))
-    while start < limit and before[start] == after[start]:
-        start += 1
-    end = 0
-    while end < limit - start and before[-1 - end] == after[-1 - end]:
-        end += 1
-    return [path, start, len(before) - start - end, after[start : len(after) - end]]
+from arena.site.tables import DrawnKeeper, Keeper, Patch, drawing, mask
+from arena.site.tables import diff as diff  # the viewer's encoding, where it always was
+from arena.site.tables import splice as splice
 
 
 def patch(value: JSON, changes: Patch) -> JSON:
@@ -121,7 +71,10 @@ def copy_shallow(value: JSON) -> JSON:
 
 def decode(data: Mapping[str, JSON]) -> tuple[list[JSON], list[list[JSON]]]:
     """The tables of every frame, omniscient and per seat, from a viewer's data (as the
-    viewer does it; for tests)."""
+    viewer does it; for tests). ``data`` may be :func:`intern`-ed (as :func:`build_viewer`
+    gives it) or not."""
+    if "paths" in data:
+        data = unintern(data)
     omni: list[JSON] = []
     value: JSON = None
     for p in data["omni"]:
@@ -144,26 +97,56 @@ PACKED_OVER = 32 * 1024
 """Viewer data longer than this (as JSON) is embedded compressed (:func:`pack`)."""
 
 
+class Interner:
+    """Each distinct path of a patch and each distinct text (of an event, of a move) numbered
+    once, in the order first met: the viewer's data names them by number (a long game repeats
+    a few dozen paths and a few thousand texts many thousand times), and carries the lists
+    once, as ``paths`` and ``texts``."""
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple[Any, ...], int] = {}
+        self.texts: dict[str, int] = {}
+
+    def ops(self, changes: Patch) -> Patch:
+        """``changes`` with each path replaced by its number (in place: the operations are
+        the caller's own)."""
+        paths = self.paths
+        for op in changes:
+            path = op[0]
+            key = path if type(path) is tuple else tuple(path)
+            number = paths.get(key)
+            if number is None:
+                number = paths[key] = len(paths)
+            op[0] = number
+        return changes
+
+    def text(self, value: str) -> int:
+        number = self.texts.get(value)
+        if number is None:
+            number = self.texts[value] = len(self.texts)
+        return number
+
+    def lists(self) -> dict[str, JSON]:
+        return {"paths": [list(p) for p in self.paths], "texts": list(self.texts)}
+
+
 def intern(data: Mapping[str, JSON]) -> dict[str, JSON]:
     """The viewer's data with each distinct path of a patch and each distinct text of an event
     or a move stored once, in ``paths`` and ``texts``, and named by its index where it was
-    (a long game repeats a few dozen paths and a few thousand texts many thousand times)."""
-    paths: dict[tuple[Any, ...], int] = {}
-    texts: dict[str, int] = {}
+    (:class:`Interner`; data already interned is returned as it is)."""
+    if "paths" in data:
+        return dict(data)
+    names = Interner()
 
     def ops(changes: Patch) -> Patch:
-        return [[paths.setdefault(tuple(op[0]), len(paths)), *op[1:]] for op in changes]
-
-    def text(value: str) -> int:
-        return texts.setdefault(value, len(texts))
+        return names.ops([list(op) for op in changes])
 
     out = dict(data)
     out["omni"] = [ops(p) for p in data["omni"]]
     out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
-    out["events"] = [[[aud, text(t)] for aud, t in step] for step in data["events"]]
-    out["moves"] = [None if m is None else [m[0], text(m[1]), *m[2:]] for m in data["moves"]]
-    out["paths"] = [list(p) for p in paths]
-    out["texts"] = list(texts)
+    out["events"] = [[[aud, names.text(t)] for aud, t in step] for step in data["events"]]
+    out["moves"] = [None if m is None else [m[0], names.text(m[1]), *m[2:]] for m in data["moves"]]
+    out.update(names.lists())
     return out
 
 
@@ -196,7 +179,8 @@ def pack(data: Mapping[str, JSON]) -> str:
 
 
 def unpack(text: str) -> dict[str, JSON]:
-    """:func:`pack` undone: the viewer's data from its script block (for tests)."""
+    """:func:`pack` undone: the viewer's data from its script block, not interned (for
+    tests)."""
     value = orjson.loads(text)
     if isinstance(value, str):
         value = orjson.loads(bz2.decompress(base64.b64decode(value)))
@@ -290,59 +274,67 @@ def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     draw = art.table
     describe = spec.state_class.describe
     fallback = set(record.get("fallback_steps", []))
+    names_of = Interner()
+    text, ops = names_of.text, names_of.ops
     # A drawing whose seat tables are its omniscient table masked (Drawing.masked_views, tested
-    # step by step) needs no observation drawn: only the acting seat's, for its move in words.
+    # step by step) needs no observation drawn: only the acting seat's, for its move in words,
+    # and only when the words read it (words that did not are kept for the same action).
     masked = art.masked_views
+    keeper: Keeper = art.keep(state, seats) if masked else DrawnKeeper(draw, state, seats)
+    said_before: dict[bytes, str] = {}
 
     seen_views: list[JSON] = [None] * seats
     seen_tables: list[JSON] = [None] * seats
+    seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
 
-    def tables() -> tuple[JSON, list[JSON]]:
-        omni = draw(state.snapshot(), seats, None)
-        if masked:
-            return omni, []
-        per_seat = []
+    def seat_changes(frame: int) -> None:
+        """The seats' own tables where they are not the omniscient one masked (the general
+        case: observations drawn; the keeper is then a DrawnKeeper, whose table is at hand)."""
+        omni = keeper.table  # type: ignore[attr-defined]
         for s in range(seats):
             view = state.observation(s)
             if view != seen_views[s]:  # a seat's view changes far less often than the table
                 seen_views[s], seen_tables[s] = view, draw(view, seats, s)
-            per_seat.append(seen_tables[s])
-        return omni, per_seat
+            changes = diff(mask(omni, s), seen_tables[s])
+            if changes:
+                seat_frames[s].append([frame, ops(changes)])
 
     def events(start: int) -> list[list[JSON]]:
-        return [[-1 if aud is None else aud, describe(event)] for aud, event in state.log[start:]]
+        return [
+            [-1 if aud is None else aud, text(describe(event))] for aud, event in state.log[start:]
+        ]
 
-    def seat_changes(frame: int, omni: JSON, per_seat: list[JSON]) -> None:
-        for s, table in enumerate(per_seat):
-            changes = diff(mask(omni, s), table)
-            if changes:
-                seat_frames[s].append([frame, changes])
+    def words(seat: int, action: JSON) -> str:
+        if masked:
+            key = orjson.dumps(action)
+            said = said_before.get(key)
+            if said is None:
+                view = LazyView(state, seat)
+                said = action_words(game, view, action)
+                if view.view is None:
+                    said_before[key] = said
+            return said
+        return action_words(game, seen_views[seat], action)
 
-    omni_prev, seat_prev = tables()
-    omni_frames: list[Patch] = [[[[], omni_prev]]]
-    seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
-    seat_changes(0, omni_prev, seat_prev)
+    omni_frames: list[Patch] = [ops([[[], keeper.first()]])]
+    if not masked:
+        seat_changes(0)
     step_events = [events(0)]
     moves: list[JSON] = [None]
     error = ""
     for step, (seat, action) in enumerate(actions):
         seen = len(state.log)
-        acting = 0 <= seat < seats
-        view: Mapping[str, JSON] | None = None
-        if acting:
-            view = LazyView(state, seat) if masked else seen_views[seat]
-        said = action_words(game, view, action)
+        said = words(seat, action) if 0 <= seat < seats else action_text(action)
         try:
             state.apply(seat, action)
         except GameError as exc:
             error = f"the replay stops at step {step}: {exc}"
             break
-        omni, per_seat = tables()
-        omni_frames.append(diff(omni_prev, omni))
-        seat_changes(step + 1, omni, per_seat)
-        omni_prev = omni
+        omni_frames.append(ops(keeper.advance(state)))
+        if not masked:
+            seat_changes(step + 1)
         step_events.append(events(seen))
-        moves.append([seat, said, *([1] if step in fallback else [])])
+        moves.append([seat, text(said), *([1] if step in fallback else [])])
     steps = len(moves)
     last = steps - 1
     faults = [
@@ -369,5 +361,6 @@ def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
         "moves": moves,
         "faults": faults,
         "notes": notes,
+        **names_of.lists(),
     }
     return Viewer(data, error, steps)

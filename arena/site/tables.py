@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
-from arena.games import JSON
+from arena.games import JSON, State
 from arena.games.take5 import bull_heads
 from arena.games.ten import score_cards
 
@@ -29,6 +29,30 @@ Zone = dict[str, Any]
 Table = dict[str, Any]
 Drawer = Callable[[Mapping[str, JSON], int, "int | None"], Table]
 """(view, seats, seat): ``seat`` is None for the omniscient snapshot, else whose observation."""
+Patch = list[list[Any]]
+"""Operations, outermost first: ``[path, value]`` replaces what is at ``path`` (``[]``: the
+root); ``[path, start, count, items]`` splices the list at ``path`` (a line of cards, a fact,
+the zones): its ``count`` members from ``start`` give way to ``items``. A path is a list or a
+tuple of keys and indices."""
+
+
+class Keeper(Protocol):
+    """One game's omniscient table kept in step with a replay: :meth:`advance` after each
+    action gives the operations (:data:`Patch`) that turn the table before the action into
+    the table after it, which is the game's drawing of ``state.snapshot()`` (tests/site check
+    it at every step of random games)."""
+
+    def first(self) -> Table:
+        """The table of the state the keeper was made with (a copy the caller may keep)."""
+        ...
+
+    def advance(self, state: State) -> Patch:
+        """The operations from the last table to the table of ``state`` (one action later)."""
+        ...
+
+
+KeeperMaker = Callable[[State, int], Keeper]
+"""(state, seats): a keeper starting at ``state``."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +67,81 @@ class Drawing:
     """A seat's table is always the omniscient table with the other seats' private zones
     hidden (:func:`mask`), so the viewer draws it from that and no observation is drawn
     (tests/site check it at every step of random games, for every seat)."""
+    keeper: KeeperMaker | None = None
+    """Keeps the omniscient table from what each action changed, without a snapshot drawn
+    and compared whole at every step; None: :class:`DrawnKeeper` does that."""
+
+    def keep(self, state: State, seats: int) -> Keeper:
+        """A keeper of this game's omniscient table, starting at ``state``."""
+        if self.keeper is not None:
+            return self.keeper(state, seats)
+        return DrawnKeeper(self.table, state, seats)
+
+
+def diff(
+    before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | None = None
+) -> Patch:
+    """The operations that turn ``before`` into ``after`` (see :data:`Patch`).
+
+    Dicts with the same keys, and lists of the same length whose members are dicts or lists, are
+    compared member by member; other lists are spliced where they differ (a hand that gained
+    one card is stored as that card, a zone laid on the table as that zone); anything else
+    that differs is replaced whole.
+    """
+    path = [] if path is None else path
+    out = [] if out is None else out
+    if before != after:
+        _diff(before, after, path, out)
+    return out
+
+
+def _diff(before: JSON, after: JSON, path: list[Any], out: Patch) -> None:
+    """:func:`diff` of two values already known to differ (each pair compared once)."""
+    if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
+        for key, b in after.items():
+            a = before[key]
+            if a is not b and a != b:
+                _diff(a, b, [*path, key], out)
+    elif isinstance(before, list) and isinstance(after, list):
+        if len(before) == len(after) and isinstance(after[0], dict | list):
+            for i, (a, b) in enumerate(zip(before, after, strict=True)):
+                if a is not b and a != b:
+                    _diff(a, b, [*path, i], out)
+        else:
+            out.append(splice(before, after, path))
+    else:
+        out.append([path, after])
+
+
+def splice(before: Sequence[Any], after: Sequence[Any], path: Sequence[Any]) -> list[Any]:
+    """The splice that turns one list into the other: what lies between their common start
+    and their common end."""
+    start, limit = 0, min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    return [path, start, len(before) - start - end, list(after[start : len(after) - end])]
+
+
+class DrawnKeeper:
+    """The general keeper: the snapshot drawn whole after every action and compared with the
+    table before it (:func:`diff`)."""
+
+    def __init__(self, draw: Drawer, state: State, seats: int) -> None:
+        self.draw = draw
+        self.seats = seats
+        self.table = draw(state.snapshot(), seats, None)
+
+    def first(self) -> Table:
+        return self.table
+
+    def advance(self, state: State) -> Patch:
+        table = self.draw(state.snapshot(), self.seats, None)
+        changes = diff(self.table, table)
+        self.table = table
+        return changes
 
 
 def zone(title: str, *lines: Sequence[Card], note: str = "", hide: str = "") -> Zone:
@@ -416,12 +515,16 @@ def phase10_zones(table: list[Any], laying: Mapping[str, Any] | None) -> list[Zo
 def phase10_panel(
     s: int, done: list[Any], laid: JSON, points: JSON, hand: list[Card], turn: bool
 ) -> dict[str, Any]:
-    seat_facts = [
+    seat_facts = phase10_facts(done, laid, points)
+    return seat_panel(s, seat_facts, [zone("Hand", hand, hide=COUNT)], turn=turn)
+
+
+def phase10_facts(done: list[Any], laid: JSON, points: JSON) -> list[list[str]]:
+    return [
         fact("Phases done", ", ".join(str(p) for p in done) or "none"),
         fact("Phase laid this hand", laid or "not yet"),
         fact("Points", points),
     ]
-    return seat_panel(s, seat_facts, [zone("Hand", hand, hide=COUNT)], turn=turn)
 
 
 def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
@@ -464,6 +567,129 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
     return {"facts": facts, "zones": zones, "seats": panels}
 
 
+class Phase10Keeper:
+    """Phase 10's omniscient table kept from the state's own fields (no snapshot): within a
+    hand an action changes the turn, the piles, one seat's hand, the groups on the table or
+    being laid, a seat's "laid" fact, and only those parts are compared and patched; a new hand
+    or the end of the game draws the whole table again and compares it (:func:`diff`).
+
+    The groups are compared by a count (how many, how many cards in all, and the same of the
+    phase being laid): within a hand groups only ever gain cards (a hit adds one, a lay adds
+    groups), which tests/site check step by step over random games."""
+
+    def __init__(self, state: State, seats: int) -> None:
+        self.seats = seats
+        self._take(state)
+
+    def _take(self, state: Any) -> None:
+        """Every part's inputs from ``state``, copied."""
+        self.round = (state.hand_no, state.over, state.dealer)
+        self.turn: int | None = None if state.over else state.turn
+        self.piles = phase10_piles(state)
+        self.count = phase10_count(state)
+        self.groups = phase10_zones(*phase10_groups_json(state))
+        self.hands = [list(h) for h in state.hands]
+        self.done = [list(d) for d in state.done]
+        self.laid = list(state.laid)
+        self.totals = list(state.totals)
+
+    def first(self) -> Table:
+        return orjson.loads(orjson.dumps(self.table()))
+
+    def table(self) -> Table:
+        """The table drawn from the parts kept (as :func:`phase10_table` draws the snapshot)."""
+        facts = [
+            fact("Hand", self.round[0]),
+            fact("Turn of seat", self.turn),
+            fact("Dealer", self.round[2]),
+        ]
+        zones = [zone("Draw pile and discard", self.piles), *self.groups]
+        panels = [
+            phase10_panel(
+                s, self.done[s], self.laid[s], self.totals[s], self.hands[s], self.turn == s
+            )
+            for s in range(self.seats)
+        ]
+        return {"facts": facts, "zones": zones, "seats": panels}
+
+    def advance(self, state: State) -> Patch:
+        s: Any = state
+        if (s.hand_no, s.over, s.dealer) != self.round:
+            before = self.table()
+            self._take(s)
+            return diff(before, self.table())
+        out: Patch = []
+        turn = s.turn
+        if turn != self.turn:
+            out.append([("facts", 1, 1), fact("", turn)[1]])
+            if self.turn is not None:
+                out.append([("seats", self.turn, "turn"), False])
+            out.append([("seats", turn, "turn"), True])
+            self.turn = turn
+        piles = phase10_piles(s)
+        if piles != self.piles:
+            out.append([("zones", 0, "lines", 0), piles])
+            self.piles = piles
+        count = phase10_count(s)
+        if count != self.count:
+            groups = phase10_zones(*phase10_groups_json(s))
+            pile = zone("Draw pile and discard", self.piles)
+            diff([pile, *self.groups], [pile, *groups], ["zones"], out)
+            self.groups, self.count = groups, count
+        hands = s.hands
+        if hands != self.hands:
+            for seat, hand in enumerate(hands):
+                if hand != self.hands[seat]:
+                    out.append(
+                        splice(self.hands[seat], hand, ("seats", seat, "zones", 0, "lines", 0))
+                    )
+                    self.hands[seat] = list(hand)
+        if s.laid != self.laid or s.done != self.done or s.totals != self.totals:
+            for seat in range(self.seats):
+                old = phase10_facts(self.done[seat], self.laid[seat], self.totals[seat])
+                new = phase10_facts(s.done[seat], s.laid[seat], s.totals[seat])
+                for i, (a, b) in enumerate(zip(old, new, strict=True)):
+                    if a != b:
+                        out.append([("seats", seat, "facts", i, 1), b[1]])
+            self.done = [list(d) for d in s.done]
+            self.laid = list(s.laid)
+            self.totals = list(s.totals)
+        return out
+
+
+def phase10_piles(state: Any) -> list[Card]:
+    """The draw pile (face down, its size) and the discard pile's top card."""
+    discard = state.discard_pile
+    return (
+        [back(len(state.draw_pile)), phase10_card(discard[-1])]
+        if discard
+        else [back(len(state.draw_pile))]
+    )
+
+
+def phase10_count(state: Any) -> tuple[int, ...]:
+    """How many groups and cards are on the table and in the phase being laid."""
+    table = state.table
+    laying = state.laying
+    on_table = (len(table), sum(len(g.cards) for g in table))
+    if laying is None:
+        return on_table
+    open_group = laying.open
+    return (
+        *on_table,
+        laying.phase,
+        len(laying.groups),
+        sum(len(g.cards) for g in laying.groups),
+        -1 if open_group is None else len(open_group.cards),
+    )
+
+
+def phase10_groups_json(state: Any) -> tuple[list[Any], Mapping[str, Any] | None]:
+    """The groups on the table and the phase being laid, as the snapshot has them."""
+    table = [g.to_json(i) for i, g in enumerate(state.table)]
+    return table, None if state.laying is None else state.laying.to_json()
+
+
 # -- any other game ------------------------------------------------------------------------
 
 
@@ -478,7 +704,7 @@ def plain_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
 DRAWINGS: dict[str, Drawing] = {
     "take5": Drawing(take5_table, take5_faces),
     "ten": Drawing(ten_table, ten_faces, ten_action, masked_views=True),
-    "phase10": Drawing(phase10_table, phase10_faces, masked_views=True),
+    "phase10": Drawing(phase10_table, phase10_faces, masked_views=True, keeper=Phase10Keeper),
 }
 
 
