@@ -544,9 +544,7 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
         fact("Turn of seat", turn),
         fact("Dealer", view["dealer"]),
     ]
-    piles = [back(draw_size)]
-    if top is not None:
-        piles.append(phase10_card(top))
+    piles = phase10_piles(draw_size, top)
     # The groups on the table and the seat panels are the same in most of the tables drawn for
     # one step (the snapshot's and every seat's) and from one step to the next: reused (shared,
     # never changed once drawn) while what they are drawn from is equal.
@@ -585,7 +583,9 @@ class Phase10Keeper:
         """Every part's inputs from ``state``, copied."""
         self.round = (state.hand_no, state.over, state.dealer)
         self.turn: int | None = None if state.over else state.turn
-        self.piles = phase10_piles(state)
+        discard = state.discard_pile
+        self.draw_size: int = len(state.draw_pile)
+        self.top: str | None = discard[-1] if discard else None
         self.count = phase10_count(state)
         self.groups = phase10_zones(*phase10_groups_json(state))
         self.hands = [list(h) for h in state.hands]
@@ -594,7 +594,8 @@ class Phase10Keeper:
         self.totals = list(state.totals)
 
     def first(self) -> Table:
-        return orjson.loads(orjson.dumps(self.table()))
+        table: Table = orjson.loads(orjson.dumps(self.table()))
+        return table
 
     def table(self) -> Table:
         """The table drawn from the parts kept (as :func:`phase10_table` draws the snapshot)."""
@@ -603,7 +604,10 @@ class Phase10Keeper:
             fact("Turn of seat", self.turn),
             fact("Dealer", self.round[2]),
         ]
-        zones = [zone("Draw pile and discard", self.piles), *self.groups]
+        zones = [
+            zone("Draw pile and discard", phase10_piles(self.draw_size, self.top)),
+            *self.groups,
+        ]
         panels = [
             phase10_panel(
                 s, self.done[s], self.laid[s], self.totals[s], self.hands[s], self.turn == s
@@ -621,19 +625,28 @@ class Phase10Keeper:
         out: Patch = []
         turn = s.turn
         if turn != self.turn:
-            out.append([("facts", 1, 1), fact("", turn)[1]])
+            out.append([TURN_FACT, str(turn)])
             if self.turn is not None:
-                out.append([("seats", self.turn, "turn"), False])
-            out.append([("seats", turn, "turn"), True])
+                out.append([TURN_FLAGS[self.turn], False])
+            out.append([TURN_FLAGS[turn], True])
             self.turn = turn
-        piles = phase10_piles(s)
-        if piles != self.piles:
-            out.append([("zones", 0, "lines", 0), piles])
-            self.piles = piles
+        draw_size = len(s.draw_pile)
+        discard = s.discard_pile
+        top = discard[-1] if discard else None
+        if top != self.top:
+            if top is None or self.top is None:
+                out.append([PILES, phase10_piles(draw_size, top)])
+                self.draw_size = draw_size
+            else:
+                out.append([PILES_TOP, phase10_card(top)])
+            self.top = top
+        if draw_size != self.draw_size:
+            out.append([PILES_DRAW, back(draw_size)])
+            self.draw_size = draw_size
         count = phase10_count(s)
         if count != self.count:
             groups = phase10_zones(*phase10_groups_json(s))
-            pile = zone("Draw pile and discard", self.piles)
+            pile = zone("Draw pile and discard", phase10_piles(self.draw_size, self.top))
             diff([pile, *self.groups], [pile, *groups], ["zones"], out)
             self.groups, self.count = groups, count
         hands = s.hands
@@ -657,14 +670,15 @@ class Phase10Keeper:
         return out
 
 
-def phase10_piles(state: Any) -> list[Card]:
+def phase10_piles(draw_size: int, top: str | None) -> list[Card]:
     """The draw pile (face down, its size) and the discard pile's top card."""
-    discard = state.discard_pile
-    return (
-        [back(len(state.draw_pile)), phase10_card(discard[-1])]
-        if discard
-        else [back(len(state.draw_pile))]
-    )
+    return [back(draw_size)] if top is None else [back(draw_size), phase10_card(top)]
+
+
+TURN_FACT = ("facts", 1, 1)
+TURN_FLAGS = [("seats", s, "turn") for s in range(64)]
+PILES = ("zones", 0, "lines", 0)
+PILES_DRAW, PILES_TOP = (*PILES, 0), (*PILES, 1)
 
 
 def phase10_count(state: Any) -> tuple[int, ...]:

@@ -3,6 +3,7 @@ tables drawn from the whole snapshot, at every step of random games of every gam
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -44,9 +45,7 @@ def kept_and_drawn(game: str, seats: int, seed: int, options: dict[str, Any]) ->
     return len(replay.actions)
 
 
-@pytest.mark.parametrize(
-    ("game", "options"), [(g, o) for g in sorted(OPTIONS) for o in OPTIONS[g]]
-)
+@pytest.mark.parametrize(("game", "options"), [(g, o) for g in sorted(OPTIONS) for o in OPTIONS[g]])
 def test_kept_tables_are_the_drawn_tables_at_every_step(game: str, options: dict[str, Any]) -> None:
     spec = GAMES[game]
     steps = 0
@@ -61,3 +60,39 @@ def test_phase10_has_its_own_keeper() -> None:
     assert isinstance(drawing("phase10").keep(state, 3), Phase10Keeper)
     state = GAMES["take5"].new(1, 3, GAMES["take5"].validate_options({}))
     assert isinstance(drawing("take5").keep(state, 3), DrawnKeeper)
+
+
+def test_phase10_checks_a_discard_in_a_replay_as_against_every_legal_action() -> None:
+    """A replay checks a Phase 10 discard among that card's discards only (the legal actions
+    were not asked for): the answer is the one the whole list gives, for every card of the
+    deck and every kind of target, at every step where the seat may discard."""
+    spec = GAMES["phase10"]
+    cards = sorted({c for c in [*"WS", *(f"{c}{n}" for c in "RBGY" for n in range(1, 13))]})
+    checked = 0
+    for seats, seed, options in [(2, 3, {"max_hands": 3}), (4, 4, {"skip_next": True}), (6, 5, {})]:
+        options = spec.validate_options({**options, "max_hands": 3})
+        players = [RandomPlayer(f"{seed}:{s}") for s in range(seats)]
+        replay = play_local(spec, seed, players, options).replay
+        state: Any = replay.new_state()
+        for seat, action in replay.actions:
+            if state._legal is None and state.step == "play":
+                turn = state.turn
+                targets: list[Any] = [None, True, "1", 1.0, *range(-1, seats + 1)]
+                candidates: list[Any] = [{"discard": c} for c in [*cards, 7, "", ["R1"]]]
+                candidates += [{"discard": c, "target": t} for c in ("S", "R1") for t in targets]
+                candidates += [
+                    {"discard": "S", "target": 1, "x": 0},
+                    {"discard": "S", "end": "low"},
+                ]
+                answers = [state._allows(turn, a) for a in candidates]
+                assert state._legal is None  # nothing asked for the whole list
+                legal = state.legal(turn)
+                assert answers == [any(a == b and same(a, b) for b in legal) for a in candidates]
+                checked += sum(answers)
+            state.apply(seat, action)
+    assert checked > 100
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as JSON (``True`` is not ``1``)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
