@@ -24,7 +24,7 @@ import base64
 import bz2
 import contextlib
 import gc
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,27 +98,35 @@ PACKED_OVER = 32 * 1024
 
 
 class Interner:
-    """Each distinct path of a patch and each distinct text (of an event, of a move) numbered
-    once, in the order first met: the viewer's data names them by number (a long game repeats
-    a few dozen paths and a few thousand texts many thousand times), and carries the lists
-    once, as ``paths`` and ``texts``."""
+    """The viewer's data in its compact form, as it is built: each distinct path of a patch
+    and each distinct text (of an event, of a move) numbered once, in the order first met, and
+    named by its number (a long game repeats a few dozen paths and a few thousand texts many
+    thousand times; the lists come once, as ``paths`` and ``texts``); a patch is one flat list
+    (:meth:`ops`) and a step's events one flat list of (audience, text) pairs (:meth:`events`).
+    """
 
     def __init__(self) -> None:
         self.paths: dict[tuple[Any, ...], int] = {}
         self.texts: dict[str, int] = {}
 
-    def ops(self, changes: Patch) -> Patch:
-        """``changes`` with each path replaced by its number (in place: the operations are
-        the caller's own)."""
+    def ops(self, changes: Patch) -> list[Any]:
+        """A patch as one flat list: ``path, value`` for a replacement and ``~path, start,
+        count, items`` for a splice (``~path`` is ``-1 - path``), each path by its number."""
         paths = self.paths
+        out: list[Any] = []
         for op in changes:
             path = op[0]
             key = path if type(path) is tuple else tuple(path)
             number = paths.get(key)
             if number is None:
                 number = paths[key] = len(paths)
-            op[0] = number
-        return changes
+            if len(op) == 2:
+                out.append(number)
+                out.append(op[1])
+            else:
+                out.append(~number)
+                out.extend(op[1:])
+        return out
 
     def text(self, value: str) -> int:
         number = self.texts.get(value)
@@ -126,41 +134,55 @@ class Interner:
             number = self.texts[value] = len(self.texts)
         return number
 
+    def events(self, pairs: Iterable[tuple[int, str]]) -> list[int]:
+        """A step's events, ``audience, text, audience, text...`` (-1: every seat)."""
+        out: list[int] = []
+        for audience, said in pairs:
+            out.append(audience)
+            out.append(self.text(said))
+        return out
+
     def lists(self) -> dict[str, JSON]:
         return {"paths": [list(p) for p in self.paths], "texts": list(self.texts)}
 
 
 def intern(data: Mapping[str, JSON]) -> dict[str, JSON]:
-    """The viewer's data with each distinct path of a patch and each distinct text of an event
-    or a move stored once, in ``paths`` and ``texts``, and named by its index where it was
-    (:class:`Interner`; data already interned is returned as it is)."""
+    """Plain viewer data (:func:`unintern`'s) in the compact form :class:`Interner` builds
+    (data already compact is returned as it is)."""
     if "paths" in data:
         return dict(data)
     names = Interner()
-
-    def ops(changes: Patch) -> Patch:
-        return names.ops([list(op) for op in changes])
-
     out = dict(data)
-    out["omni"] = [ops(p) for p in data["omni"]]
-    out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
-    out["events"] = [[[aud, names.text(t)] for aud, t in step] for step in data["events"]]
+    out["omni"] = [names.ops(p) for p in data["omni"]]
+    out["seats"] = [[[frame, names.ops(p)] for frame, p in ch] for ch in data["seats"]]
+    out["events"] = [names.events(step) for step in data["events"]]
     out["moves"] = [None if m is None else [m[0], names.text(m[1]), *m[2:]] for m in data["moves"]]
     out.update(names.lists())
     return out
 
 
 def unintern(data: Mapping[str, JSON]) -> dict[str, JSON]:
-    """:func:`intern` undone (what the viewer does first; for tests)."""
+    """The compact form undone (what the viewer does first; for tests): patches as lists of
+    operations (:data:`Patch`), events as ``[audience, text]`` pairs, texts in place."""
     paths, texts = data["paths"], data["texts"]
 
-    def ops(changes: Patch) -> Patch:
-        return [[paths[op[0]], *op[1:]] for op in changes]
+    def ops(flat: list[Any]) -> Patch:
+        out, i = [], 0
+        while i < len(flat):
+            if flat[i] >= 0:
+                out.append([paths[flat[i]], flat[i + 1]])
+                i += 2
+            else:
+                out.append([paths[~flat[i]], *flat[i + 1 : i + 4]])
+                i += 4
+        return out
 
     out = {k: v for k, v in data.items() if k not in ("paths", "texts")}
     out["omni"] = [ops(p) for p in data["omni"]]
     out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
-    out["events"] = [[[aud, texts[t]] for aud, t in step] for step in data["events"]]
+    out["events"] = [
+        [[step[i], texts[step[i + 1]]] for i in range(0, len(step), 2)] for step in data["events"]
+    ]
     out["moves"] = [None if m is None else [m[0], texts[m[1]], *m[2:]] for m in data["moves"]]
     return out
 
@@ -299,10 +321,10 @@ def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
             if changes:
                 seat_frames[s].append([frame, ops(changes)])
 
-    def events(start: int) -> list[list[JSON]]:
-        return [
-            [-1 if aud is None else aud, text(describe(event))] for aud, event in state.log[start:]
-        ]
+    def events(start: int) -> list[int]:
+        return names_of.events(
+            (-1 if aud is None else aud, describe(event)) for aud, event in state.log[start:]
+        )
 
     def words(seat: int, action: JSON) -> str:
         if masked:
@@ -316,7 +338,7 @@ def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
             return said
         return action_words(game, seen_views[seat], action)
 
-    omni_frames: list[Patch] = [ops([[[], keeper.first()]])]
+    omni_frames: list[list[Any]] = [ops([[[], keeper.first()]])]
     if not masked:
         seat_changes(0)
     step_events = [events(0)]
