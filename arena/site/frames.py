@@ -276,6 +276,90 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+class Frames:
+    """The viewer's tables and events of one replay, frame by frame, as the state moves on: the
+    omniscient table's patches (:attr:`omni`, from the drawing's keeper), each seat's own
+    patches where its table is not the omniscient one masked (:attr:`seat_frames`), the events
+    of each step (:attr:`steps`), all in the compact form of :attr:`names`."""
+
+    def __init__(self, game: str, state: State, seats: int, describe: Any) -> None:
+        art = drawing(game)
+        self.game = game
+        self.state = state
+        self.seats = seats
+        self.describe = describe
+        self.names = Interner()
+        self.draw = art.table
+        # A drawing whose seat tables are its omniscient table masked (Drawing.masked_views,
+        # tested step by step) needs no observation drawn: only the acting seat's, for its
+        # move in words, and only when the words read it (words that did not are kept for the
+        # same action).
+        self.masked = art.masked_views
+        self.drawn: DrawnKeeper | None = None
+        self.keeper: Keeper
+        if self.masked:
+            self.keeper = art.keep(state, seats)
+        else:
+            self.drawn = DrawnKeeper(self.draw, state, seats)
+            self.keeper = self.drawn
+        self.said_before: dict[bytes, str] = {}
+        self.seen_views: list[JSON] = [None] * seats
+        self.seen_tables: list[JSON] = [None] * seats
+        self.seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
+        self.omni: list[list[Any]] = [self.names.ops([[[], self.keeper.first()]])]
+        self.seen = 0
+        self.steps: list[list[int]] = []
+        self.seat_changes(0)
+        self.events()
+
+    def advance(self, frame: int) -> None:
+        """The frame after the state's last action."""
+        self.omni.append(self.names.ops(self.keeper.advance(self.state)))
+        self.seat_changes(frame)
+        self.events()
+
+    def events(self) -> None:
+        """The events logged since the last frame, with their audience (-1: every seat)."""
+        log = self.state.log
+        out: list[int] = []
+        text = self.names.text
+        for i in range(self.seen, len(log)):
+            audience, event = log[i]
+            out.append(-1 if audience is None else audience)
+            out.append(text(self.describe(event)))
+        self.seen = len(log)
+        self.steps.append(out)
+
+    def words(self, seat: int, action: JSON) -> str:
+        """The move in words, from the acting seat's view before it."""
+        if not 0 <= seat < self.seats:
+            return action_text(action)
+        if not self.masked:
+            return action_words(self.game, self.seen_views[seat], action)
+        key = orjson.dumps(action)
+        said = self.said_before.get(key)
+        if said is None:
+            view = LazyView(self.state, seat)
+            said = action_words(self.game, view, action)
+            if view.view is None:
+                self.said_before[key] = said
+        return said
+
+    def seat_changes(self, frame: int) -> None:
+        """The seats' own tables where they are not the omniscient one masked (the general
+        case: observations drawn, and the keeper a DrawnKeeper, whose table is at hand)."""
+        if self.drawn is None:
+            return
+        omni = self.drawn.table
+        for s in range(self.seats):
+            view = self.state.observation(s)
+            if view != self.seen_views[s]:  # a seat's view changes far less than the table
+                self.seen_views[s], self.seen_tables[s] = view, self.draw(view, self.seats, s)
+            changes = diff(mask(omni, s), self.seen_tables[s])
+            if changes:
+                self.seat_frames[s].append([frame, self.names.ops(changes)])
+
+
 def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     """Replay ``record`` (a stored match record) into the viewer's data."""
     with collector_paused():
@@ -293,70 +377,23 @@ def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     except (GameError, KeyError, TypeError, ValueError) as exc:
         return Viewer(None, f"this match cannot be replayed: {exc}", 0)
     art = drawing(game)
-    draw = art.table
-    describe = spec.state_class.describe
     fallback = set(record.get("fallback_steps", []))
-    names_of = Interner()
-    text, ops = names_of.text, names_of.ops
-    # A drawing whose seat tables are its omniscient table masked (Drawing.masked_views, tested
-    # step by step) needs no observation drawn: only the acting seat's, for its move in words,
-    # and only when the words read it (words that did not are kept for the same action).
-    masked = art.masked_views
-    keeper: Keeper = art.keep(state, seats) if masked else DrawnKeeper(draw, state, seats)
-    said_before: dict[bytes, str] = {}
-
-    seen_views: list[JSON] = [None] * seats
-    seen_tables: list[JSON] = [None] * seats
-    seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
-
-    def seat_changes(frame: int) -> None:
-        """The seats' own tables where they are not the omniscient one masked (the general
-        case: observations drawn; the keeper is then a DrawnKeeper, whose table is at hand)."""
-        omni = keeper.table  # type: ignore[attr-defined]
-        for s in range(seats):
-            view = state.observation(s)
-            if view != seen_views[s]:  # a seat's view changes far less often than the table
-                seen_views[s], seen_tables[s] = view, draw(view, seats, s)
-            changes = diff(mask(omni, s), seen_tables[s])
-            if changes:
-                seat_frames[s].append([frame, ops(changes)])
-
-    def events(start: int) -> list[int]:
-        return names_of.events(
-            (-1 if aud is None else aud, describe(event)) for aud, event in state.log[start:]
-        )
-
-    def words(seat: int, action: JSON) -> str:
-        if masked:
-            key = orjson.dumps(action)
-            said = said_before.get(key)
-            if said is None:
-                view = LazyView(state, seat)
-                said = action_words(game, view, action)
-                if view.view is None:
-                    said_before[key] = said
-            return said
-        return action_words(game, seen_views[seat], action)
-
-    omni_frames: list[list[Any]] = [ops([[[], keeper.first()]])]
-    if not masked:
-        seat_changes(0)
-    step_events = [events(0)]
+    frames = Frames(game, state, seats, spec.state_class.describe)
+    text = frames.names.text
+    omni_frames = frames.omni
+    step_events = frames.steps
     moves: list[JSON] = [None]
     error = ""
-    for step, (seat, action) in enumerate(actions):
-        seen = len(state.log)
-        said = words(seat, action) if 0 <= seat < seats else action_text(action)
+    for step in range(len(actions)):
+        seat, action = actions[step]
+        said = frames.words(seat, action)
         try:
             state.apply(seat, action)
         except GameError as exc:
             error = f"the replay stops at step {step}: {exc}"
             break
-        omni_frames.append(ops(keeper.advance(state)))
-        if not masked:
-            seat_changes(step + 1)
-        step_events.append(events(seen))
-        moves.append([seat, text(said), *([1] if step in fallback else [])])
+        frames.advance(step + 1)
+        moves.append([seat, text(said), 1] if step in fallback else [seat, text(said)])
     steps = len(moves)
     last = steps - 1
     faults = [
@@ -378,11 +415,11 @@ def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
         "names": names,
         "faces": art.faces(),
         "omni": omni_frames,
-        "seats": seat_frames,
+        "seats": frames.seat_frames,
         "events": step_events,
         "moves": moves,
         "faults": faults,
         "notes": notes,
-        **names_of.lists(),
+        **frames.names.lists(),
     }
     return Viewer(data, error, steps)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import orjson
 
 from arena.games import JSON, State
+from arena.games.phase10 import Phase10State
 from arena.games.take5 import bull_heads
 from arena.games.ten import score_cards
 
@@ -577,15 +578,27 @@ class Phase10Keeper:
 
     def __init__(self, state: State, seats: int) -> None:
         self.seats = seats
-        self._take(state)
+        self.hand_no = 0
+        self.over = False
+        self.dealer = 0
+        self.turn: int | None = None
+        self.draw_size = 0
+        self.top: str | None = None
+        self.count: list[int] = []
+        self.groups: list[Zone] = []
+        self.hands: list[list[str]] = []
+        self.done: list[list[int]] = []
+        self.laid: list[int | None] = []
+        self.totals: list[int] = []
+        self._take(cast(Phase10State, state))
 
-    def _take(self, state: Any) -> None:
+    def _take(self, state: Phase10State) -> None:
         """Every part's inputs from ``state``, copied."""
-        self.round = (state.hand_no, state.over, state.dealer)
-        self.turn: int | None = None if state.over else state.turn
+        self.hand_no, self.over, self.dealer = state.hand_no, state.over, state.dealer
+        self.turn = None if state.over else state.turn
         discard = state.discard_pile
-        self.draw_size: int = len(state.draw_pile)
-        self.top: str | None = discard[-1] if discard else None
+        self.draw_size = len(state.draw_pile)
+        self.top = discard[-1] if discard else None
         self.count = phase10_count(state)
         self.groups = phase10_zones(*phase10_groups_json(state))
         self.hands = [list(h) for h in state.hands]
@@ -599,15 +612,10 @@ class Phase10Keeper:
 
     def table(self) -> Table:
         """The table drawn from the parts kept (as :func:`phase10_table` draws the snapshot)."""
-        facts = [
-            fact("Hand", self.round[0]),
-            fact("Turn of seat", self.turn),
-            fact("Dealer", self.round[2]),
-        ]
-        zones = [
-            zone("Draw pile and discard", phase10_piles(self.draw_size, self.top)),
-            *self.groups,
-        ]
+        facts = [fact("Hand", self.hand_no), fact("Turn of seat", self.turn)]
+        facts.append(fact("Dealer", self.dealer))
+        zones = [zone("Draw pile and discard", phase10_piles(self.draw_size, self.top))]
+        zones.extend(self.groups)
         panels = [
             phase10_panel(
                 s, self.done[s], self.laid[s], self.totals[s], self.hands[s], self.turn == s
@@ -617,17 +625,18 @@ class Phase10Keeper:
         return {"facts": facts, "zones": zones, "seats": panels}
 
     def advance(self, state: State) -> Patch:
-        s: Any = state
-        if (s.hand_no, s.over, s.dealer) != self.round:
+        s = cast(Phase10State, state)
+        if s.hand_no != self.hand_no or s.over != self.over or s.dealer != self.dealer:
             before = self.table()
             self._take(s)
             return diff(before, self.table())
         out: Patch = []
         turn = s.turn
-        if turn != self.turn:
+        last = self.turn
+        if turn != last:
             out.append([TURN_FACT, str(turn)])
-            if self.turn is not None:
-                out.append([TURN_FLAGS[self.turn], False])
+            if last is not None:
+                out.append([TURN_FLAGS[last], False])
             out.append([TURN_FLAGS[turn], True])
             self.turn = turn
         draw_size = len(s.draw_pile)
@@ -650,20 +659,19 @@ class Phase10Keeper:
             diff([pile, *self.groups], [pile, *groups], ["zones"], out)
             self.groups, self.count = groups, count
         hands = s.hands
-        if hands != self.hands:
-            for seat, hand in enumerate(hands):
-                if hand != self.hands[seat]:
-                    out.append(
-                        splice(self.hands[seat], hand, ("seats", seat, "zones", 0, "lines", 0))
-                    )
-                    self.hands[seat] = list(hand)
+        kept = self.hands
+        for seat in range(len(hands)):
+            hand = hands[seat]
+            if hand != kept[seat]:
+                out.append(splice(kept[seat], hand, HANDS[seat]))
+                kept[seat] = list(hand)
         if s.laid != self.laid or s.done != self.done or s.totals != self.totals:
             for seat in range(self.seats):
                 old = phase10_facts(self.done[seat], self.laid[seat], self.totals[seat])
                 new = phase10_facts(s.done[seat], s.laid[seat], s.totals[seat])
-                for i, (a, b) in enumerate(zip(old, new, strict=True)):
-                    if a != b:
-                        out.append([("seats", seat, "facts", i, 1), b[1]])
+                for i in range(len(new)):
+                    if old[i] != new[i]:
+                        out.append([("seats", seat, "facts", i, 1), new[i][1]])
             self.done = [list(d) for d in s.done]
             self.laid = list(s.laid)
             self.totals = list(s.totals)
@@ -675,30 +683,32 @@ def phase10_piles(draw_size: int, top: str | None) -> list[Card]:
     return [back(draw_size)] if top is None else [back(draw_size), phase10_card(top)]
 
 
+MOST_SEATS = 64
+"""Seats the keepers' paths are made for ahead (Phase 10 seats six at most)."""
 TURN_FACT = ("facts", 1, 1)
-TURN_FLAGS = [("seats", s, "turn") for s in range(64)]
+TURN_FLAGS = [("seats", s, "turn") for s in range(MOST_SEATS)]
+HANDS = [("seats", s, "zones", 0, "lines", 0) for s in range(MOST_SEATS)]
 PILES = ("zones", 0, "lines", 0)
 PILES_DRAW, PILES_TOP = (*PILES, 0), (*PILES, 1)
 
 
-def phase10_count(state: Any) -> tuple[int, ...]:
+def phase10_count(state: Phase10State) -> list[int]:
     """How many groups and cards are on the table and in the phase being laid."""
-    table = state.table
+    cards = 0
+    for g in state.table:
+        cards += len(g.cards)
+    out = [len(state.table), cards]
     laying = state.laying
-    on_table = (len(table), sum(len(g.cards) for g in table))
-    if laying is None:
-        return on_table
-    open_group = laying.open
-    return (
-        *on_table,
-        laying.phase,
-        len(laying.groups),
-        sum(len(g.cards) for g in laying.groups),
-        -1 if open_group is None else len(open_group.cards),
-    )
+    if laying is not None:
+        cards = 0
+        for g in laying.groups:
+            cards += len(g.cards)
+        out.extend((laying.phase, len(laying.groups), cards))
+        out.append(-1 if laying.open is None else len(laying.open.cards))
+    return out
 
 
-def phase10_groups_json(state: Any) -> tuple[list[Any], Mapping[str, Any] | None]:
+def phase10_groups_json(state: Phase10State) -> tuple[list[Any], Mapping[str, Any] | None]:
     """The groups on the table and the phase being laid, as the snapshot has them."""
     table = [g.to_json(i) for i, g in enumerate(state.table)]
     return table, None if state.laying is None else state.laying.to_json()
