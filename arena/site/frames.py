@@ -1,21 +1,28 @@
 """A match record played back into what the replay viewer shows, step by step.
 
 Frame ``i`` is the table after ``i`` actions. For each frame the viewer gets the omniscient table
-(from ``state.snapshot()``) and each seat's table (from ``state.observation(seat)``), both drawn by
-the game's function in :mod:`arena.site.tables`; the events the step produced with their
-audience; the move that led to it; and the bots' debug notes and faults attached to the step where
-they happened.
+(the game's drawing of ``state.snapshot()``) and each seat's table (of
+``state.observation(seat)``), both drawn by the game's functions in :mod:`arena.site.tables`;
+the events the step produced with their audience; the move that led to it; and the bots' debug
+notes and faults attached to the step where they happened.
 
 To keep long games small, the omniscient view is stored as a patch against itself one frame
-earlier (:func:`diff`: replacements, and splices of lists, so a hand that gains a card stores
-that card). A seat's view is the omniscient view of the same frame with the other seats' private
-zones hidden (:func:`~arena.site.tables.mask`), patched only at the frames where the seat's own
-table differs; for a drawing whose seat tables are always that
-(:attr:`~arena.site.tables.Drawing.masked_views`: Ten, Phase 10) no observation is drawn at all.
-In the page (:func:`pack`) each distinct path and text is stored once, and past
-:data:`PACKED_OVER` the whole is compressed with bzip2 and base64-encoded inside a JSON string;
-``<`` never appears. The viewer (``templates/static/viewer.js``, with ``static/bzip2.js``)
-undoes it and decodes the frames as :func:`decode` does.
+earlier (:data:`~arena.site.tables.Patch`: replacements, and splices of lists, so a hand that
+gains a card stores that card). The drawing's keeper (:class:`~arena.site.tables.Keeper`) gives
+that patch from what the action changed (Phase 10: from the state's own fields, no snapshot),
+or draws the whole snapshot and compares it (:func:`diff`). A seat's view is the omniscient view
+of the same frame with the other seats' private zones hidden (:func:`~arena.site.tables.mask`),
+patched only at the frames where the seat's own table differs; for a drawing whose seat tables
+are always that (:attr:`~arena.site.tables.Drawing.masked_views`: Ten, Phase 10) no
+observation is drawn at all, except the acting seat's when its move's words read it.
+
+The data is built compact (:class:`Interner`): each distinct path and text stored once, a patch
+and a step's events as flat lists. In the page (:func:`pack`), past :data:`PACKED_OVER` the
+whole is compressed with bzip2 and base64-encoded inside a JSON string; ``<`` never appears. The
+viewer (``templates/static/viewer.js``, with ``static/bzip2.js``) undoes it and decodes the
+frames as :func:`decode` does. This module and :mod:`arena.site.tables` are compiled with mypyc
+where the rules are (:data:`arena.native.NATIVE_MODULES`): a long game's page replays thousands
+of steps.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ import orjson
 from arena import boards
 from arena.games import JSON, GameError, State, get_game
 from arena.replay import Replay
-from arena.site.tables import DrawnKeeper, Keeper, Patch, drawing, mask
+from arena.site.tables import DrawnKeeper, Glance, Keeper, Patch, drawing, mask
 from arena.site.tables import diff as diff  # the viewer's encoding, where it always was
 from arena.site.tables import splice as splice
 
@@ -189,10 +196,11 @@ def unintern(data: Mapping[str, JSON]) -> dict[str, JSON]:
 
 def pack(data: Mapping[str, JSON]) -> str:
     """The viewer's data as the text of its ``<script type="application/json">`` block:
-    :func:`intern`-ed, as JSON; past :data:`PACKED_OVER` bytes, one JSON string instead, the
-    base64 of that JSON compressed with bzip2, which ``templates/static/bzip2.js`` undoes (the
-    longest Phase 10 game of random players, six seats: 3 MB of JSON, 1.2 MB interned, 82 KiB
-    with bzip2 against 150 KiB deflated at level 9, what a browser could inflate by itself)."""
+    compact (:func:`intern`), as JSON; past :data:`PACKED_OVER` bytes, one JSON string
+    instead, the base64 of that JSON compressed with bzip2, which ``templates/static/bzip2.js``
+    undoes (the longest of ten six-seat Phase 10 games of random players, 17,109 steps: 0.96 MB
+    compact, 85 KiB with bzip2 against 150 KiB deflated at level 9, what a browser could inflate
+    by itself; bzip2 takes most of the CPU of packing, about as much as the replay)."""
     with collector_paused():
         text = orjson.dumps(intern(data))
     if len(text) > PACKED_OVER:
@@ -211,7 +219,8 @@ def unpack(text: str) -> dict[str, JSON]:
 
 @dataclass(frozen=True)
 class Viewer:
-    """What a match page embeds for its replay viewer (``data``), or why there is none."""
+    """What a match page embeds for its replay viewer (``data``, in the compact form of
+    :class:`Interner`; :func:`unintern` gives it plain), or why there is none."""
 
     data: dict[str, JSON] | None
     error: str
@@ -226,12 +235,17 @@ def action_text(action: JSON) -> str:
 
 class LazyView(Mapping[str, JSON]):
     """A seat's observation, taken from the state when first read: most moves are put in words
-    without it (a Phase 10 draw or discard), and an observation costs as much as a step."""
+    without it (a Phase 10 draw or discard), and an observation costs as much as a step. The
+    keys the drawing can glance at (:attr:`~arena.site.tables.Drawing.glance`: Phase 10's
+    discard top, for a take) are read without it. :attr:`read` says whether anything was."""
 
-    def __init__(self, state: State, seat: int) -> None:
+    def __init__(self, state: State, seat: int, glance: Glance | None = None) -> None:
         self.state = state
         self.seat = seat
+        self.glance = glance
+        self.glanced: dict[str, JSON] | None = None
         self.view: Mapping[str, JSON] | None = None
+        self.read = False
 
     def _get(self) -> Mapping[str, JSON]:
         if self.view is None:
@@ -239,12 +253,20 @@ class LazyView(Mapping[str, JSON]):
         return self.view
 
     def __getitem__(self, key: str) -> JSON:
+        self.read = True
+        if self.glance is not None and self.view is None:
+            if self.glanced is None:
+                self.glanced = self.glance(self.state, self.seat)
+            if key in self.glanced:
+                return self.glanced[key]
         return self._get()[key]
 
     def __iter__(self) -> Iterator[str]:
+        self.read = True
         return iter(self._get())
 
     def __len__(self) -> int:
+        self.read = True
         return len(self._get())
 
 
@@ -295,6 +317,7 @@ class Frames:
         # move in words, and only when the words read it (words that did not are kept for the
         # same action).
         self.masked = art.masked_views
+        self.glance = art.glance
         self.drawn: DrawnKeeper | None = None
         self.keeper: Keeper
         if self.masked:
@@ -302,7 +325,7 @@ class Frames:
         else:
             self.drawn = DrawnKeeper(self.draw, state, seats)
             self.keeper = self.drawn
-        self.said_before: dict[bytes, str] = {}
+        self.said_before: dict[str | bytes, str] = {}
         self.seen_views: list[JSON] = [None] * seats
         self.seen_tables: list[JSON] = [None] * seats
         self.seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
@@ -336,12 +359,12 @@ class Frames:
             return action_text(action)
         if not self.masked:
             return action_words(self.game, self.seen_views[seat], action)
-        key = orjson.dumps(action)
+        key = action if type(action) is str else orjson.dumps(action)
         said = self.said_before.get(key)
         if said is None:
-            view = LazyView(self.state, seat)
+            view = LazyView(self.state, seat, self.glance)
             said = action_words(self.game, view, action)
-            if view.view is None:
+            if not view.read:
                 self.said_before[key] = said
         return said
 

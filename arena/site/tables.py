@@ -54,6 +54,8 @@ class Keeper(Protocol):
 
 KeeperMaker = Callable[[State, int], Keeper]
 """(state, seats): a keeper starting at ``state``."""
+Glance = Callable[[State, int], dict[str, JSON]]
+"""(state, seat): a few keys of the seat's observation, read from the state more cheaply."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,9 @@ class Drawing:
     keeper: KeeperMaker | None = None
     """Keeps the omniscient table from what each action changed, without a snapshot drawn
     and compared whole at every step; None: :class:`DrawnKeeper` does that."""
+    glance: Glance | None = None
+    """The keys of a seat's observation that the words of its moves read, without the whole
+    observation (the same values: tests/site check them at every step of random games)."""
 
     def keep(self, state: State, seats: int) -> Keeper:
         """A keeper of this game's omniscient table, starting at ``state``."""
@@ -678,6 +683,12 @@ class Phase10Keeper:
         return out
 
 
+def phase10_glance(state: State, seat: int) -> dict[str, JSON]:
+    """What a take's words read of the seat's observation: the discard pile's top card."""
+    discard = cast(Phase10State, state).discard_pile
+    return {"discard_top": discard[-1] if discard else None}
+
+
 def phase10_piles(draw_size: int, top: str | None) -> list[Card]:
     """The draw pile (face down, its size) and the discard pile's top card."""
     return [back(draw_size)] if top is None else [back(draw_size), phase10_card(top)]
@@ -728,7 +739,13 @@ def plain_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
 DRAWINGS: dict[str, Drawing] = {
     "take5": Drawing(take5_table, take5_faces),
     "ten": Drawing(ten_table, ten_faces, ten_action, masked_views=True),
-    "phase10": Drawing(phase10_table, phase10_faces, masked_views=True, keeper=Phase10Keeper),
+    "phase10": Drawing(
+        phase10_table,
+        phase10_faces,
+        masked_views=True,
+        keeper=Phase10Keeper,
+        glance=phase10_glance,
+    ),
 }
 
 

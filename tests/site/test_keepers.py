@@ -10,7 +10,7 @@ import pytest
 
 from arena.games import GAMES
 from arena.players import RandomPlayer, play_local
-from arena.site.frames import patch
+from arena.site.frames import LazyView, action_words, patch
 from arena.site.tables import DrawnKeeper, Phase10Keeper, drawing
 
 OPTIONS: dict[str, list[dict[str, Any]]] = {
@@ -96,3 +96,23 @@ def test_phase10_checks_a_discard_in_a_replay_as_against_every_legal_action() ->
 def same(a: Any, b: Any) -> bool:
     """Equal as JSON (``True`` is not ``1``)."""
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_moves_in_words_are_the_words_of_the_whole_observation(game: str) -> None:
+    """The words of a move, read through a lazy view that glances at a few keys (the same
+    values as the observation's), are the words of the observation itself."""
+    spec = GAMES[game]
+    glance = drawing(game).glance
+    for seats, seed in [(spec.min_seats, 1), (spec.max_seats, 2)]:
+        options = spec.validate_options({"phase10": {"max_hands": 3}}.get(game, {}))
+        players = [RandomPlayer(f"{seed}:{s}") for s in range(seats)]
+        replay = play_local(spec, seed, players, options).replay
+        state = replay.new_state()
+        for seat, action in replay.actions:
+            view = state.observation(seat)
+            if glance is not None:
+                assert glance(state, seat).items() <= view.items()
+            said = action_words(game, LazyView(state, seat, glance), action)
+            assert said == action_words(game, view, action)
+            state.apply(seat, action)
