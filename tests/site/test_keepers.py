@@ -3,6 +3,7 @@ tables drawn from the whole snapshot, at every step of random games of every gam
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from arena.games import GAMES
 from arena.players import RandomPlayer, play_local
-from arena.site.frames import LazyView, action_words, patch
+from arena.site.frames import LazyView, action_words, collector_paused, patch
 from arena.site.tables import DrawnKeeper, Phase10Keeper, drawing
 
 OPTIONS: dict[str, list[dict[str, Any]]] = {
@@ -116,3 +117,32 @@ def test_moves_in_words_are_the_words_of_the_whole_observation(game: str) -> Non
             said = action_words(game, LazyView(state, seat, glance), action)
             assert said == action_words(game, view, action)
             state.apply(seat, action)
+
+
+def test_the_paused_collector_resumes_without_a_young_collection_pending() -> None:
+    """What a paused stretch allocated (a long game's frames) is not left for the collector to
+    walk as soon as it resumes; the collector is on again after it, and off stays off."""
+    assert gc.isenabled()
+    collections: list[int] = []
+
+    def spy(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    with collector_paused():
+        kept = [[i, [i]] for i in range(50_000)]
+        assert not gc.isenabled()
+        gc.callbacks.append(spy)
+    try:
+        more = [[i] for i in range(100)]
+    finally:
+        gc.callbacks.remove(spy)
+    assert gc.isenabled() and collections == []
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert len(kept) == 50_000 and len(more) == 100
