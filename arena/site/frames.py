@@ -306,6 +306,15 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def words_key(action: JSON) -> bytes | None:
+    """What the words of an action are kept under (None: not kept, for what JSON cannot
+    hold, such as an integer past 64 bits in a record that will not replay anyway)."""
+    try:
+        return orjson.dumps(action)
+    except TypeError:
+        return None
+
+
 class Frames:
     """The viewer's tables and events of one replay, frame by frame, as the state moves on: the
     omniscient table's patches (:attr:`omni`, from the drawing's keeper), each seat's own
@@ -367,12 +376,12 @@ class Frames:
             return action_text(action)
         if not self.masked:
             return action_words(self.game, self.seen_views[seat], action)
-        key = action if type(action) is str else orjson.dumps(action)
-        said = self.said_before.get(key)
+        key: str | bytes | None = action if type(action) is str else words_key(action)
+        said = None if key is None else self.said_before.get(key)
         if said is None:
             view = LazyView(self.state, seat, self.glance)
             said = action_words(self.game, view, action)
-            if not view.read:
+            if not view.read and key is not None:
                 self.said_before[key] = said
         return said
 

@@ -11,8 +11,9 @@ import pytest
 
 from arena.games import GAMES
 from arena.players import RandomPlayer, play_local
-from arena.site.frames import LazyView, action_words, collector_paused, patch
+from arena.site.frames import LazyView, action_words, build_viewer, collector_paused, patch
 from arena.site.tables import DrawnKeeper, Phase10Keeper, drawing
+from tests.site.leagues import record_of
 
 OPTIONS: dict[str, list[dict[str, Any]]] = {
     "take5": [{}, {"max_rounds": 2}],
@@ -146,3 +147,23 @@ def test_the_paused_collector_resumes_without_a_young_collection_pending() -> No
     finally:
         gc.enable()
     assert len(kept) == 50_000 and len(more) == 100
+
+
+def test_a_record_with_an_action_json_cannot_hold_stops_with_the_viewers_error() -> None:
+    spec = GAMES["phase10"]
+    options = spec.validate_options({})
+    players = [RandomPlayer(f"7:{s}") for s in range(3)]
+    played = play_local(spec, 7, players, {**options, "max_hands": 1})
+    actions = [*played.replay.actions[:5], (played.replay.actions[5][0], {"discard": 2**70})]
+    record = record_of(
+        "x",
+        "phase10",
+        7,
+        dict(played.replay.options),
+        [0, 1, 2],
+        ["a", "b", "c"],
+        actions,
+        {"scores": [0, 0, 0], "ranks": [1, 1, 1]},
+    )
+    viewer = build_viewer(record, ["a", "b", "c"])
+    assert viewer.data is not None and "step 5" in viewer.error
