@@ -6,7 +6,8 @@ per game, reused under new match ids and seatings), so every match page replays 
 1. Match pages, per game: each pool game's page rendered once (written with its record, as a
    build does): steps, page size and render time (CPU time of this process: the machine may
    be shared), median and max; then the longest Phase 10 game of ``--longest`` seeds at six
-   seats, the issue's "longest Phase 10 game".
+   seats, the issue's "longest Phase 10 game", and where its page's CPU goes (the replay
+   alone, the viewer's data, packing it; benchmarks/REPORT-pages.md).
 2. Per league size, a league stored through the league's own API (entrants, batches, records,
    ratings) over the games in turn, and for it:
 
