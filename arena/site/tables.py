@@ -636,7 +636,15 @@ class Phase10Keeper:
             self._take(s)
             return diff(before, self.table())
         out: Patch = []
-        turn = s.turn
+        self._turn(s.turn, out)
+        self._piles(s, out)
+        self._groups(s, out)
+        self._hands(s.hands, out)
+        self._facts(s, out)
+        return out
+
+    def _turn(self, turn: int, out: Patch) -> None:
+        """The fact naming the seat to move, and the two seats' turn flags."""
         last = self.turn
         if turn != last:
             out.append([TURN_FACT, str(turn)])
@@ -644,6 +652,9 @@ class Phase10Keeper:
                 out.append([TURN_FLAGS[last], False])
             out.append([TURN_FLAGS[turn], True])
             self.turn = turn
+
+    def _piles(self, s: Phase10State, out: Patch) -> None:
+        """The draw pile's size and the discard pile's top, each where it changed."""
         draw_size = len(s.draw_pile)
         discard = s.discard_pile
         top = discard[-1] if discard else None
@@ -657,30 +668,38 @@ class Phase10Keeper:
         if draw_size != self.draw_size:
             out.append([PILES_DRAW, back(draw_size)])
             self.draw_size = draw_size
+
+    def _groups(self, s: Phase10State, out: Patch) -> None:
+        """The groups on the table and being laid, drawn again when their count changed."""
         count = phase10_count(s)
         if count != self.count:
             groups = phase10_zones(*phase10_groups_json(s))
             pile = zone("Draw pile and discard", phase10_piles(self.draw_size, self.top))
             diff([pile, *self.groups], [pile, *groups], ["zones"], out)
             self.groups, self.count = groups, count
-        hands = s.hands
+
+    def _hands(self, hands: list[list[str]], out: Patch) -> None:
+        """Each hand that changed, as a splice of its line."""
         kept = self.hands
         for seat in range(len(hands)):
             hand = hands[seat]
             if hand != kept[seat]:
                 out.append(splice(kept[seat], hand, HANDS[seat]))
                 kept[seat] = list(hand)
-        if s.laid != self.laid or s.done != self.done or s.totals != self.totals:
-            for seat in range(self.seats):
-                old = phase10_facts(self.done[seat], self.laid[seat], self.totals[seat])
-                new = phase10_facts(s.done[seat], s.laid[seat], s.totals[seat])
-                for i in range(len(new)):
-                    if old[i] != new[i]:
-                        out.append([("seats", seat, "facts", i, 1), new[i][1]])
-            self.done = [list(d) for d in s.done]
-            self.laid = list(s.laid)
-            self.totals = list(s.totals)
-        return out
+
+    def _facts(self, s: Phase10State, out: Patch) -> None:
+        """The seats' facts (phases done, phase laid, points), each where it changed."""
+        if s.laid == self.laid and s.done == self.done and s.totals == self.totals:
+            return
+        for seat in range(self.seats):
+            old = phase10_facts(self.done[seat], self.laid[seat], self.totals[seat])
+            new = phase10_facts(s.done[seat], s.laid[seat], s.totals[seat])
+            for i in range(len(new)):
+                if old[i] != new[i]:
+                    out.append([("seats", seat, "facts", i, 1), new[i][1]])
+        self.done = [list(d) for d in s.done]
+        self.laid = list(s.laid)
+        self.totals = list(s.totals)
 
 
 def phase10_glance(state: State, seat: int) -> dict[str, JSON]:
