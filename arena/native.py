@@ -34,6 +34,8 @@ NATIVE_MODULES: tuple[str, ...] = (
     "arena.games.phase10_groups",
     "arena.players",
     "arena.league.ffa",
+    "arena.site.tables",
+    "arena.site.frames",
 )
 """The modules mypyc compiles, the one list (setup.py reads it from this file's source)."""
 

@@ -6,7 +6,8 @@ per game, reused under new match ids and seatings), so every match page replays 
 1. Match pages, per game: each pool game's page rendered once (written with its record, as a
    build does): steps, page size and render time (CPU time of this process: the machine may
    be shared), median and max; then the longest Phase 10 game of ``--longest`` seeds at six
-   seats, the issue's "longest Phase 10 game".
+   seats, the issue's "longest Phase 10 game", and where its page's CPU goes (the replay
+   alone, the viewer's data, packing it; benchmarks/REPORT-pages.md).
 2. Per league size, a league stored through the league's own API (entrants, batches, records,
    ratings) over the games in turn, and for it:
 
@@ -49,8 +50,10 @@ from arena.league.core import League
 from arena.league.rating import LeagueRatings
 from arena.league.store import BatchMode, PackedRecord, Planned, StoredMatch, pack_record
 from arena.players import RandomPlayer, play_local
+from arena.replay import Replay
 from arena.site import build_site
 from arena.site.build import TEMPLATES, Pages
+from arena.site.frames import build_viewer, pack
 from arena.site.pages import BotRef, match_path
 from tests.site.leagues import record_of
 
@@ -118,8 +121,36 @@ def page_figures(games: list[str], pool: dict[str, list[Played]], longest: int) 
             figures = [render_page(out, "phase10", played, pages) for _ in range(3)]
             line("p10 long", 6, figures[1:])  # the first warms the caches
             print(f"  (the longest of {longest} six-seat Phase 10 games: seed {played[0]})")
+            breakdown(played)
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+def breakdown(played: Played, runs: int = 3) -> None:
+    """Where the longest game's page spends its CPU (the least of ``runs`` runs of each part):
+    the replay alone (every action applied), the viewer's data (the replay, the tables, the
+    events and moves in words) and packing that data for the page."""
+    seed, options, actions, result = played
+    seats = len(result["ranks"])
+    names = [f"bot{s}" for s in range(seats)]
+    record = record_of("long", "phase10", seed, options, list(range(seats)), names, actions, result)
+    replay = Replay("phase10", seats, seed, options, tuple(actions))
+
+    def least(work: Any) -> tuple[float, Any]:
+        best, out = float("inf"), None
+        for _ in range(runs):
+            began = time.process_time()
+            out = work()
+            best = min(best, time.process_time() - began)
+        return 1000 * best, out
+
+    replay_ms, _ = least(replay.play)
+    data_ms, viewer = least(lambda: build_viewer(record, names))
+    pack_ms, text = least(lambda: pack(viewer.data))
+    print(
+        f"  CPU ms: replay alone {replay_ms:.1f}, viewer data {data_ms:.1f} (replay included),"
+        f" packing {pack_ms:.1f}; packed data {len(text) / 1024:.1f} KiB"
+    )
 
 
 def steps_of(played: Played) -> int:

@@ -1,21 +1,28 @@
 """A match record played back into what the replay viewer shows, step by step.
 
 Frame ``i`` is the table after ``i`` actions. For each frame the viewer gets the omniscient table
-(from ``state.snapshot()``) and each seat's table (from ``state.observation(seat)``), both drawn by
-the game's function in :mod:`arena.site.tables`; the events the step produced with their
-audience; the move that led to it; and the bots' debug notes and faults attached to the step where
-they happened.
+(the game's drawing of ``state.snapshot()``) and each seat's table (of
+``state.observation(seat)``), both drawn by the game's functions in :mod:`arena.site.tables`;
+the events the step produced with their audience; the move that led to it; and the bots' debug
+notes and faults attached to the step where they happened.
 
 To keep long games small, the omniscient view is stored as a patch against itself one frame
-earlier (:func:`diff`: replacements, and splices of lists, so a hand that gains a card stores
-that card). A seat's view is the omniscient view of the same frame with the other seats' private
-zones hidden (:func:`~arena.site.tables.mask`), patched only at the frames where the seat's own
-table differs; for a drawing whose seat tables are always that
-(:attr:`~arena.site.tables.Drawing.masked_views`: Ten, Phase 10) no observation is drawn at all.
-In the page (:func:`pack`) each distinct path and text is stored once, and past
-:data:`PACKED_OVER` the whole is compressed with bzip2 and base64-encoded inside a JSON string;
-``<`` never appears. The viewer (``templates/static/viewer.js``, with ``static/bzip2.js``)
-undoes it and decodes the frames as :func:`decode` does.
+earlier (:data:`~arena.site.tables.Patch`: replacements, and splices of lists, so a hand that
+gains a card stores that card). The drawing's keeper (:class:`~arena.site.tables.Keeper`) gives
+that patch from what the action changed (Phase 10: from the state's own fields, no snapshot),
+or draws the whole snapshot and compares it (:func:`diff`). A seat's view is the omniscient view
+of the same frame with the other seats' private zones hidden (:func:`~arena.site.tables.mask`),
+patched only at the frames where the seat's own table differs; for a drawing whose seat tables
+are always that (:attr:`~arena.site.tables.Drawing.masked_views`: Ten, Phase 10) no
+observation is drawn at all, except the acting seat's when its move's words read it.
+
+The data is built compact (:class:`Interner`): each distinct path and text stored once, a patch
+and a step's events as flat lists. In the page (:func:`pack`), past :data:`PACKED_OVER` the
+whole is compressed with bzip2 and base64-encoded inside a JSON string; ``<`` never appears. The
+viewer (``templates/static/viewer.js``, with ``static/bzip2.js``) undoes it and decodes the
+frames as :func:`decode` does. This module and :mod:`arena.site.tables` are compiled with mypyc
+where the rules are (:data:`arena.native.NATIVE_MODULES`): a long game's page replays thousands
+of steps.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import base64
 import bz2
 import contextlib
 import gc
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,59 +40,9 @@ import orjson
 from arena import boards
 from arena.games import JSON, GameError, State, get_game
 from arena.replay import Replay
-from arena.site.tables import drawing, mask
-
-Patch = list[list[Any]]
-"""Operations, outermost first: ``[path, value]`` replaces what is at ``path`` (``[]``: the
-root); ``[path, start, count, items]`` splices the list at ``path`` (a line of cards, a fact,
-the zones): its ``count`` members from ``start`` give way to ``items``."""
-
-
-def diff(
-    before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | None = None
-) -> Patch:
-    """The operations that turn ``before`` into ``after`` (see :data:`Patch`).
-
-    Dicts with the same keys, and lists of the same length whose members are dicts or lists, are
-    compared member by member; other lists are spliced where they differ (a hand that gained
-    one card is stored as that card, a zone laid on the table as that zone); anything else
-    that differs is replaced whole.
-    """
-    path = [] if path is None else path
-    out = [] if out is None else out
-    if before != after:
-        _diff(before, after, path, out)
-    return out
-
-
-def _diff(before: JSON, after: JSON, path: list[Any], out: Patch) -> None:
-    """:func:`diff` of two values already known to differ (each pair compared once)."""
-    if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
-        for key, b in after.items():
-            a = before[key]
-            if a is not b and a != b:
-                _diff(a, b, [*path, key], out)
-    elif isinstance(before, list) and isinstance(after, list):
-        if len(before) == len(after) and isinstance(after[0], dict | list):
-            for i, (a, b) in enumerate(zip(before, after, strict=True)):
-                if a is not b and a != b:
-                    _diff(a, b, [*path, i], out)
-        else:
-            out.append(splice(before, after, path))
-    else:
-        out.append([path, after])
-
-
-def splice(before: list[Any], after: list[Any], path: list[Any]) -> list[Any]:
-    """The splice that turns one list into the other: what lies between their common start
-    and their common end."""
-    start, limit = 0, min(len(before), len(after))
-    while start < limit and before[start] == after[start]:
-        start += 1
-    end = 0
-    while end < limit - start and before[-1 - end] == after[-1 - end]:
-        end += 1
-    return [path, start, len(before) - start - end, after[start : len(after) - end]]
+from arena.site.tables import DrawnKeeper, Glance, Keeper, Patch, drawing, mask
+from arena.site.tables import diff as diff  # the viewer's encoding, where it always was
+from arena.site.tables import splice as splice
 
 
 def patch(value: JSON, changes: Patch) -> JSON:
@@ -121,7 +78,10 @@ def copy_shallow(value: JSON) -> JSON:
 
 def decode(data: Mapping[str, JSON]) -> tuple[list[JSON], list[list[JSON]]]:
     """The tables of every frame, omniscient and per seat, from a viewer's data (as the
-    viewer does it; for tests)."""
+    viewer does it; for tests). ``data`` may be :func:`intern`-ed (as :func:`build_viewer`
+    gives it) or not."""
+    if "paths" in data:
+        data = unintern(data)
     omni: list[JSON] = []
     value: JSON = None
     for p in data["omni"]:
@@ -144,50 +104,103 @@ PACKED_OVER = 32 * 1024
 """Viewer data longer than this (as JSON) is embedded compressed (:func:`pack`)."""
 
 
+class Interner:
+    """The viewer's data in its compact form, as it is built: each distinct path of a patch
+    and each distinct text (of an event, of a move) numbered once, in the order first met, and
+    named by its number (a long game repeats a few dozen paths and a few thousand texts many
+    thousand times; the lists come once, as ``paths`` and ``texts``); a patch is one flat list
+    (:meth:`ops`) and a step's events one flat list of (audience, text) pairs (:meth:`events`).
+    """
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple[Any, ...], int] = {}
+        self.texts: dict[str, int] = {}
+
+    def ops(self, changes: Patch) -> list[Any]:
+        """A patch as one flat list: ``path, value`` for a replacement and ``~path, start,
+        count, items`` for a splice (``~path`` is ``-1 - path``), each path by its number."""
+        paths = self.paths
+        out: list[Any] = []
+        for op in changes:
+            path = op[0]
+            key = path if type(path) is tuple else tuple(path)
+            number = paths.get(key)
+            if number is None:
+                number = paths[key] = len(paths)
+            if len(op) == 2:
+                out.append(number)
+                out.append(op[1])
+            else:
+                out.append(~number)
+                out.extend(op[1:])
+        return out
+
+    def text(self, value: str) -> int:
+        number = self.texts.get(value)
+        if number is None:
+            number = self.texts[value] = len(self.texts)
+        return number
+
+    def events(self, pairs: Iterable[tuple[int, str]]) -> list[int]:
+        """A step's events, ``audience, text, audience, text...`` (-1: every seat)."""
+        out: list[int] = []
+        for audience, said in pairs:
+            out.append(audience)
+            out.append(self.text(said))
+        return out
+
+    def lists(self) -> dict[str, JSON]:
+        return {"paths": [list(p) for p in self.paths], "texts": list(self.texts)}
+
+
 def intern(data: Mapping[str, JSON]) -> dict[str, JSON]:
-    """The viewer's data with each distinct path of a patch and each distinct text of an event
-    or a move stored once, in ``paths`` and ``texts``, and named by its index where it was
-    (a long game repeats a few dozen paths and a few thousand texts many thousand times)."""
-    paths: dict[tuple[Any, ...], int] = {}
-    texts: dict[str, int] = {}
-
-    def ops(changes: Patch) -> Patch:
-        return [[paths.setdefault(tuple(op[0]), len(paths)), *op[1:]] for op in changes]
-
-    def text(value: str) -> int:
-        return texts.setdefault(value, len(texts))
-
+    """Plain viewer data (:func:`unintern`'s) in the compact form :class:`Interner` builds
+    (data already compact is returned as it is)."""
+    if "paths" in data:
+        return dict(data)
+    names = Interner()
     out = dict(data)
-    out["omni"] = [ops(p) for p in data["omni"]]
-    out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
-    out["events"] = [[[aud, text(t)] for aud, t in step] for step in data["events"]]
-    out["moves"] = [None if m is None else [m[0], text(m[1]), *m[2:]] for m in data["moves"]]
-    out["paths"] = [list(p) for p in paths]
-    out["texts"] = list(texts)
+    out["omni"] = [names.ops(p) for p in data["omni"]]
+    out["seats"] = [[[frame, names.ops(p)] for frame, p in ch] for ch in data["seats"]]
+    out["events"] = [names.events(step) for step in data["events"]]
+    out["moves"] = [None if m is None else [m[0], names.text(m[1]), *m[2:]] for m in data["moves"]]
+    out.update(names.lists())
     return out
 
 
 def unintern(data: Mapping[str, JSON]) -> dict[str, JSON]:
-    """:func:`intern` undone (what the viewer does first; for tests)."""
+    """The compact form undone (what the viewer does first; for tests): patches as lists of
+    operations (:data:`Patch`), events as ``[audience, text]`` pairs, texts in place."""
     paths, texts = data["paths"], data["texts"]
 
-    def ops(changes: Patch) -> Patch:
-        return [[paths[op[0]], *op[1:]] for op in changes]
+    def ops(flat: list[Any]) -> Patch:
+        out, i = [], 0
+        while i < len(flat):
+            if flat[i] >= 0:
+                out.append([paths[flat[i]], flat[i + 1]])
+                i += 2
+            else:
+                out.append([paths[~flat[i]], *flat[i + 1 : i + 4]])
+                i += 4
+        return out
 
     out = {k: v for k, v in data.items() if k not in ("paths", "texts")}
     out["omni"] = [ops(p) for p in data["omni"]]
     out["seats"] = [[[frame, ops(p)] for frame, p in changes] for changes in data["seats"]]
-    out["events"] = [[[aud, texts[t]] for aud, t in step] for step in data["events"]]
+    out["events"] = [
+        [[step[i], texts[step[i + 1]]] for i in range(0, len(step), 2)] for step in data["events"]
+    ]
     out["moves"] = [None if m is None else [m[0], texts[m[1]], *m[2:]] for m in data["moves"]]
     return out
 
 
 def pack(data: Mapping[str, JSON]) -> str:
     """The viewer's data as the text of its ``<script type="application/json">`` block:
-    :func:`intern`-ed, as JSON; past :data:`PACKED_OVER` bytes, one JSON string instead, the
-    base64 of that JSON compressed with bzip2, which ``templates/static/bzip2.js`` undoes (the
-    longest Phase 10 game of random players, six seats: 3 MB of JSON, 1.2 MB interned, 82 KiB
-    with bzip2 against 150 KiB deflated at level 9, what a browser could inflate by itself)."""
+    compact (:func:`intern`), as JSON; past :data:`PACKED_OVER` bytes, one JSON string
+    instead, the base64 of that JSON compressed with bzip2, which ``templates/static/bzip2.js``
+    undoes (the longest of ten six-seat Phase 10 games of random players, 17,109 steps: 0.96 MB
+    compact, 85 KiB with bzip2 against 150 KiB deflated at level 9, what a browser could inflate
+    by itself; bzip2 takes most of the CPU of packing, about as much as the replay)."""
     with collector_paused():
         text = orjson.dumps(intern(data))
     if len(text) > PACKED_OVER:
@@ -196,7 +209,8 @@ def pack(data: Mapping[str, JSON]) -> str:
 
 
 def unpack(text: str) -> dict[str, JSON]:
-    """:func:`pack` undone: the viewer's data from its script block (for tests)."""
+    """:func:`pack` undone: the viewer's data from its script block, not interned (for
+    tests)."""
     value = orjson.loads(text)
     if isinstance(value, str):
         value = orjson.loads(bz2.decompress(base64.b64decode(value)))
@@ -205,7 +219,8 @@ def unpack(text: str) -> dict[str, JSON]:
 
 @dataclass(frozen=True)
 class Viewer:
-    """What a match page embeds for its replay viewer (``data``), or why there is none."""
+    """What a match page embeds for its replay viewer (``data``, in the compact form of
+    :class:`Interner`; :func:`unintern` gives it plain), or why there is none."""
 
     data: dict[str, JSON] | None
     error: str
@@ -220,12 +235,17 @@ def action_text(action: JSON) -> str:
 
 class LazyView(Mapping[str, JSON]):
     """A seat's observation, taken from the state when first read: most moves are put in words
-    without it (a Phase 10 draw or discard), and an observation costs as much as a step."""
+    without it (a Phase 10 draw or discard), and an observation costs as much as a step. The
+    keys the drawing can glance at (:attr:`~arena.site.tables.Drawing.glance`: Phase 10's
+    discard top, for a take) are read without it. :attr:`read` says whether anything was."""
 
-    def __init__(self, state: State, seat: int) -> None:
+    def __init__(self, state: State, seat: int, glance: Glance | None = None) -> None:
         self.state = state
         self.seat = seat
+        self.glance = glance
+        self.glanced: dict[str, JSON] | None = None
         self.view: Mapping[str, JSON] | None = None
+        self.read = False
 
     def _get(self) -> Mapping[str, JSON]:
         if self.view is None:
@@ -233,12 +253,20 @@ class LazyView(Mapping[str, JSON]):
         return self.view
 
     def __getitem__(self, key: str) -> JSON:
+        self.read = True
+        if self.glance is not None and self.view is None:
+            if self.glanced is None:
+                self.glanced = self.glance(self.state, self.seat)
+            if key in self.glanced:
+                return self.glanced[key]
         return self._get()[key]
 
     def __iter__(self) -> Iterator[str]:
+        self.read = True
         return iter(self._get())
 
     def __len__(self) -> int:
+        self.read = True
         return len(self._get())
 
 
@@ -260,14 +288,116 @@ def action_words(game: str, view: JSON, action: JSON) -> str:
 def collector_paused() -> Iterator[None]:
     """Python's cycle collector paused: building a long game's frames allocates millions of
     small lists and dicts (none in a cycle), and each full collection walks all of them (a
-    third of the time of a long Phase 10 game's page)."""
+    third of the time of a long Phase 10 game's page).
+
+    Resumed, the collector would at once walk everything allocated meanwhile that is still
+    alive (the frames, until the page is written: 10-35 ms for a long game). Instead what it
+    tracks moves to its oldest generation unwalked (``gc.freeze()`` then ``gc.unfreeze()``):
+    the frames are freed by reference counting once the page is written, and anything else
+    is still collected, by the next full collection."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
+
+
+def words_key(action: JSON) -> bytes | None:
+    """What the words of an action are kept under (None: not kept, for what JSON cannot
+    hold, such as an integer past 64 bits in a record that will not replay anyway)."""
+    try:
+        return orjson.dumps(action)
+    except TypeError:
+        return None
+
+
+class Frames:
+    """The viewer's tables and events of one replay, frame by frame, as the state moves on: the
+    omniscient table's patches (:attr:`omni`, from the drawing's keeper), each seat's own
+    patches where its table is not the omniscient one masked (:attr:`seat_frames`), the events
+    of each step (:attr:`steps`), all in the compact form of :attr:`names`."""
+
+    def __init__(self, game: str, state: State, seats: int, describe: Any) -> None:
+        art = drawing(game)
+        self.game = game
+        self.state = state
+        self.seats = seats
+        self.describe = describe
+        self.names = Interner()
+        self.draw = art.table
+        # A drawing whose seat tables are its omniscient table masked (Drawing.masked_views,
+        # tested step by step) needs no observation drawn: only the acting seat's, for its
+        # move in words, and only when the words read it (words that did not are kept for the
+        # same action).
+        self.masked = art.masked_views
+        self.glance = art.glance
+        self.drawn: DrawnKeeper | None = None
+        self.keeper: Keeper
+        if self.masked:
+            self.keeper = art.keep(state, seats)
+        else:
+            self.drawn = DrawnKeeper(self.draw, state, seats)
+            self.keeper = self.drawn
+        self.said_before: dict[str | bytes, str] = {}
+        self.seen_views: list[JSON] = [None] * seats
+        self.seen_tables: list[JSON] = [None] * seats
+        self.seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
+        self.omni: list[list[Any]] = [self.names.ops([[[], self.keeper.first()]])]
+        self.seen = 0
+        self.steps: list[list[int]] = []
+        self.seat_changes(0)
+        self.events()
+
+    def advance(self, frame: int) -> None:
+        """The frame after the state's last action."""
+        self.omni.append(self.names.ops(self.keeper.advance(self.state)))
+        self.seat_changes(frame)
+        self.events()
+
+    def events(self) -> None:
+        """The events logged since the last frame, with their audience (-1: every seat)."""
+        log = self.state.log
+        out: list[int] = []
+        text = self.names.text
+        for i in range(self.seen, len(log)):
+            audience, event = log[i]
+            out.append(-1 if audience is None else audience)
+            out.append(text(self.describe(event)))
+        self.seen = len(log)
+        self.steps.append(out)
+
+    def words(self, seat: int, action: JSON) -> str:
+        """The move in words, from the acting seat's view before it."""
+        if not 0 <= seat < self.seats:
+            return action_text(action)
+        if not self.masked:
+            return action_words(self.game, self.seen_views[seat], action)
+        key: str | bytes | None = action if type(action) is str else words_key(action)
+        said = None if key is None else self.said_before.get(key)
+        if said is None:
+            view = LazyView(self.state, seat, self.glance)
+            said = action_words(self.game, view, action)
+            if not view.read and key is not None:
+                self.said_before[key] = said
+        return said
+
+    def seat_changes(self, frame: int) -> None:
+        """The seats' own tables where they are not the omniscient one masked (the general
+        case: observations drawn, and the keeper a DrawnKeeper, whose table is at hand)."""
+        if self.drawn is None:
+            return
+        omni = self.drawn.table
+        for s in range(self.seats):
+            view = self.state.observation(s)
+            if view != self.seen_views[s]:  # a seat's view changes far less than the table
+                self.seen_views[s], self.seen_tables[s] = view, self.draw(view, self.seats, s)
+            changes = diff(mask(omni, s), self.seen_tables[s])
+            if changes:
+                self.seat_frames[s].append([frame, self.names.ops(changes)])
 
 
 def build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
@@ -287,62 +417,23 @@ def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
     except (GameError, KeyError, TypeError, ValueError) as exc:
         return Viewer(None, f"this match cannot be replayed: {exc}", 0)
     art = drawing(game)
-    draw = art.table
-    describe = spec.state_class.describe
     fallback = set(record.get("fallback_steps", []))
-    # A drawing whose seat tables are its omniscient table masked (Drawing.masked_views, tested
-    # step by step) needs no observation drawn: only the acting seat's, for its move in words.
-    masked = art.masked_views
-
-    seen_views: list[JSON] = [None] * seats
-    seen_tables: list[JSON] = [None] * seats
-
-    def tables() -> tuple[JSON, list[JSON]]:
-        omni = draw(state.snapshot(), seats, None)
-        if masked:
-            return omni, []
-        per_seat = []
-        for s in range(seats):
-            view = state.observation(s)
-            if view != seen_views[s]:  # a seat's view changes far less often than the table
-                seen_views[s], seen_tables[s] = view, draw(view, seats, s)
-            per_seat.append(seen_tables[s])
-        return omni, per_seat
-
-    def events(start: int) -> list[list[JSON]]:
-        return [[-1 if aud is None else aud, describe(event)] for aud, event in state.log[start:]]
-
-    def seat_changes(frame: int, omni: JSON, per_seat: list[JSON]) -> None:
-        for s, table in enumerate(per_seat):
-            changes = diff(mask(omni, s), table)
-            if changes:
-                seat_frames[s].append([frame, changes])
-
-    omni_prev, seat_prev = tables()
-    omni_frames: list[Patch] = [[[[], omni_prev]]]
-    seat_frames: list[list[list[JSON]]] = [[] for _ in range(seats)]
-    seat_changes(0, omni_prev, seat_prev)
-    step_events = [events(0)]
+    frames = Frames(game, state, seats, spec.state_class.describe)
+    text = frames.names.text
+    omni_frames = frames.omni
+    step_events = frames.steps
     moves: list[JSON] = [None]
     error = ""
-    for step, (seat, action) in enumerate(actions):
-        seen = len(state.log)
-        acting = 0 <= seat < seats
-        view: Mapping[str, JSON] | None = None
-        if acting:
-            view = LazyView(state, seat) if masked else seen_views[seat]
-        said = action_words(game, view, action)
+    for step in range(len(actions)):
+        seat, action = actions[step]
+        said = frames.words(seat, action)
         try:
             state.apply(seat, action)
         except GameError as exc:
             error = f"the replay stops at step {step}: {exc}"
             break
-        omni, per_seat = tables()
-        omni_frames.append(diff(omni_prev, omni))
-        seat_changes(step + 1, omni, per_seat)
-        omni_prev = omni
-        step_events.append(events(seen))
-        moves.append([seat, said, *([1] if step in fallback else [])])
+        frames.advance(step + 1)
+        moves.append([seat, text(said), 1] if step in fallback else [seat, text(said)])
     steps = len(moves)
     last = steps - 1
     faults = [
@@ -364,10 +455,11 @@ def _build_viewer(record: Mapping[str, JSON], names: list[str]) -> Viewer:
         "names": names,
         "faces": art.faces(),
         "omni": omni_frames,
-        "seats": seat_frames,
+        "seats": frames.seat_frames,
         "events": step_events,
         "moves": moves,
         "faults": faults,
         "notes": notes,
+        **frames.names.lists(),
     }
     return Viewer(data, error, steps)

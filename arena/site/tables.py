@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
 import orjson
 
-from arena.games import JSON
+from arena.games import JSON, State
+from arena.games.phase10 import Phase10State
 from arena.games.take5 import bull_heads
 from arena.games.ten import score_cards
 
@@ -29,6 +30,32 @@ Zone = dict[str, Any]
 Table = dict[str, Any]
 Drawer = Callable[[Mapping[str, JSON], int, "int | None"], Table]
 """(view, seats, seat): ``seat`` is None for the omniscient snapshot, else whose observation."""
+Patch = list[list[Any]]
+"""Operations, outermost first: ``[path, value]`` replaces what is at ``path`` (``[]``: the
+root); ``[path, start, count, items]`` splices the list at ``path`` (a line of cards, a fact,
+the zones): its ``count`` members from ``start`` give way to ``items``. A path is a list or a
+tuple of keys and indices."""
+
+
+class Keeper(Protocol):
+    """One game's omniscient table kept in step with a replay: :meth:`advance` after each
+    action gives the operations (:data:`Patch`) that turn the table before the action into
+    the table after it, which is the game's drawing of ``state.snapshot()`` (tests/site check
+    it at every step of random games)."""
+
+    def first(self) -> Table:
+        """The table of the state the keeper was made with (a copy the caller may keep)."""
+        ...
+
+    def advance(self, state: State) -> Patch:
+        """The operations from the last table to the table of ``state`` (one action later)."""
+        ...
+
+
+KeeperMaker = Callable[[State, int], Keeper]
+"""(state, seats): a keeper starting at ``state``."""
+Glance = Callable[[State, int], dict[str, JSON]]
+"""(state, seat): a few keys of the seat's observation, read from the state more cheaply."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +70,84 @@ class Drawing:
     """A seat's table is always the omniscient table with the other seats' private zones
     hidden (:func:`mask`), so the viewer draws it from that and no observation is drawn
     (tests/site check it at every step of random games, for every seat)."""
+    keeper: KeeperMaker | None = None
+    """Keeps the omniscient table from what each action changed, without a snapshot drawn
+    and compared whole at every step; None: :class:`DrawnKeeper` does that."""
+    glance: Glance | None = None
+    """The keys of a seat's observation that the words of its moves read, without the whole
+    observation (the same values: tests/site check them at every step of random games)."""
+
+    def keep(self, state: State, seats: int) -> Keeper:
+        """A keeper of this game's omniscient table, starting at ``state``."""
+        if self.keeper is not None:
+            return self.keeper(state, seats)
+        return DrawnKeeper(self.table, state, seats)
+
+
+def diff(
+    before: JSON, after: JSON, path: list[Any] | None = None, out: Patch | None = None
+) -> Patch:
+    """The operations that turn ``before`` into ``after`` (see :data:`Patch`).
+
+    Dicts with the same keys, and lists of the same length whose members are dicts or lists, are
+    compared member by member; other lists are spliced where they differ (a hand that gained
+    one card is stored as that card, a zone laid on the table as that zone); anything else
+    that differs is replaced whole.
+    """
+    path = [] if path is None else path
+    out = [] if out is None else out
+    if before != after:
+        _diff(before, after, path, out)
+    return out
+
+
+def _diff(before: JSON, after: JSON, path: list[Any], out: Patch) -> None:
+    """:func:`diff` of two values already known to differ (each pair compared once)."""
+    if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
+        for key, b in after.items():
+            a = before[key]
+            if a is not b and a != b:
+                _diff(a, b, [*path, key], out)
+    elif isinstance(before, list) and isinstance(after, list):
+        if len(before) == len(after) and isinstance(after[0], dict | list):
+            for i, (a, b) in enumerate(zip(before, after, strict=True)):
+                if a is not b and a != b:
+                    _diff(a, b, [*path, i], out)
+        else:
+            out.append(splice(before, after, path))
+    else:
+        out.append([path, after])
+
+
+def splice(before: Sequence[Any], after: Sequence[Any], path: Sequence[Any]) -> list[Any]:
+    """The splice that turns one list into the other: what lies between their common start
+    and their common end."""
+    start, limit = 0, min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    return [path, start, len(before) - start - end, list(after[start : len(after) - end])]
+
+
+class DrawnKeeper:
+    """The general keeper: the snapshot drawn whole after every action and compared with the
+    table before it (:func:`diff`)."""
+
+    def __init__(self, draw: Drawer, state: State, seats: int) -> None:
+        self.draw = draw
+        self.seats = seats
+        self.table = draw(state.snapshot(), seats, None)
+
+    def first(self) -> Table:
+        return self.table
+
+    def advance(self, state: State) -> Patch:
+        table = self.draw(state.snapshot(), self.seats, None)
+        changes = diff(self.table, table)
+        self.table = table
+        return changes
 
 
 def zone(title: str, *lines: Sequence[Card], note: str = "", hide: str = "") -> Zone:
@@ -416,12 +521,16 @@ def phase10_zones(table: list[Any], laying: Mapping[str, Any] | None) -> list[Zo
 def phase10_panel(
     s: int, done: list[Any], laid: JSON, points: JSON, hand: list[Card], turn: bool
 ) -> dict[str, Any]:
-    seat_facts = [
+    seat_facts = phase10_facts(done, laid, points)
+    return seat_panel(s, seat_facts, [zone("Hand", hand, hide=COUNT)], turn=turn)
+
+
+def phase10_facts(done: list[Any], laid: JSON, points: JSON) -> list[list[str]]:
+    return [
         fact("Phases done", ", ".join(str(p) for p in done) or "none"),
         fact("Phase laid this hand", laid or "not yet"),
         fact("Points", points),
     ]
-    return seat_panel(s, seat_facts, [zone("Hand", hand, hide=COUNT)], turn=turn)
 
 
 def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table:
@@ -441,9 +550,7 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
         fact("Turn of seat", turn),
         fact("Dealer", view["dealer"]),
     ]
-    piles = [back(draw_size)]
-    if top is not None:
-        piles.append(phase10_card(top))
+    piles = phase10_piles(draw_size, top)
     # The groups on the table and the seat panels are the same in most of the tables drawn for
     # one step (the snapshot's and every seat's) and from one step to the next: reused (shared,
     # never changed once drawn) while what they are drawn from is equal.
@@ -464,6 +571,179 @@ def phase10_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Tab
     return {"facts": facts, "zones": zones, "seats": panels}
 
 
+class Phase10Keeper:
+    """Phase 10's omniscient table kept from the state's own fields (no snapshot): within a
+    hand an action changes the turn, the piles, one seat's hand, the groups on the table or
+    being laid, a seat's "laid" fact, and only those parts are compared and patched; a new hand
+    or the end of the game draws the whole table again and compares it (:func:`diff`).
+
+    The groups are compared by a count (how many, how many cards in all, and the same of the
+    phase being laid): within a hand groups only ever gain cards (a hit adds one, a lay adds
+    groups), which tests/site check step by step over random games."""
+
+    def __init__(self, state: State, seats: int) -> None:
+        self.seats = seats
+        self.hand_no = 0
+        self.over = False
+        self.dealer = 0
+        self.turn: int | None = None
+        self.draw_size = 0
+        self.top: str | None = None
+        self.count: list[int] = []
+        self.groups: list[Zone] = []
+        self.hands: list[list[str]] = []
+        self.done: list[list[int]] = []
+        self.laid: list[int | None] = []
+        self.totals: list[int] = []
+        self._take(cast(Phase10State, state))
+
+    def _take(self, state: Phase10State) -> None:
+        """Every part's inputs from ``state``, copied."""
+        self.hand_no, self.over, self.dealer = state.hand_no, state.over, state.dealer
+        self.turn = None if state.over else state.turn
+        discard = state.discard_pile
+        self.draw_size = len(state.draw_pile)
+        self.top = discard[-1] if discard else None
+        self.count = phase10_count(state)
+        self.groups = phase10_zones(*phase10_groups_json(state))
+        self.hands = [list(h) for h in state.hands]
+        self.done = [list(d) for d in state.done]
+        self.laid = list(state.laid)
+        self.totals = list(state.totals)
+
+    def first(self) -> Table:
+        table: Table = orjson.loads(orjson.dumps(self.table()))
+        return table
+
+    def table(self) -> Table:
+        """The table drawn from the parts kept (as :func:`phase10_table` draws the snapshot)."""
+        facts = [fact("Hand", self.hand_no), fact("Turn of seat", self.turn)]
+        facts.append(fact("Dealer", self.dealer))
+        zones = [zone("Draw pile and discard", phase10_piles(self.draw_size, self.top))]
+        zones.extend(self.groups)
+        panels = [
+            phase10_panel(
+                s, self.done[s], self.laid[s], self.totals[s], self.hands[s], self.turn == s
+            )
+            for s in range(self.seats)
+        ]
+        return {"facts": facts, "zones": zones, "seats": panels}
+
+    def advance(self, state: State) -> Patch:
+        s = cast(Phase10State, state)
+        if s.hand_no != self.hand_no or s.over != self.over or s.dealer != self.dealer:
+            before = self.table()
+            self._take(s)
+            return diff(before, self.table())
+        out: Patch = []
+        self._turn(s.turn, out)
+        self._piles(s, out)
+        self._groups(s, out)
+        self._hands(s.hands, out)
+        self._facts(s, out)
+        return out
+
+    def _turn(self, turn: int, out: Patch) -> None:
+        """The fact naming the seat to move, and the two seats' turn flags."""
+        last = self.turn
+        if turn != last:
+            out.append([TURN_FACT, str(turn)])
+            if last is not None:
+                out.append([TURN_FLAGS[last], False])
+            out.append([TURN_FLAGS[turn], True])
+            self.turn = turn
+
+    def _piles(self, s: Phase10State, out: Patch) -> None:
+        """The draw pile's size and the discard pile's top, each where it changed."""
+        draw_size = len(s.draw_pile)
+        discard = s.discard_pile
+        top = discard[-1] if discard else None
+        if top != self.top:
+            if top is None or self.top is None:
+                out.append([PILES, phase10_piles(draw_size, top)])
+                self.draw_size = draw_size
+            else:
+                out.append([PILES_TOP, phase10_card(top)])
+            self.top = top
+        if draw_size != self.draw_size:
+            out.append([PILES_DRAW, back(draw_size)])
+            self.draw_size = draw_size
+
+    def _groups(self, s: Phase10State, out: Patch) -> None:
+        """The groups on the table and being laid, drawn again when their count changed."""
+        count = phase10_count(s)
+        if count != self.count:
+            groups = phase10_zones(*phase10_groups_json(s))
+            pile = zone("Draw pile and discard", phase10_piles(self.draw_size, self.top))
+            diff([pile, *self.groups], [pile, *groups], ["zones"], out)
+            self.groups, self.count = groups, count
+
+    def _hands(self, hands: list[list[str]], out: Patch) -> None:
+        """Each hand that changed, as a splice of its line."""
+        kept = self.hands
+        for seat in range(len(hands)):
+            hand = hands[seat]
+            if hand != kept[seat]:
+                out.append(splice(kept[seat], hand, HANDS[seat]))
+                kept[seat] = list(hand)
+
+    def _facts(self, s: Phase10State, out: Patch) -> None:
+        """The seats' facts (phases done, phase laid, points), each where it changed."""
+        if s.laid == self.laid and s.done == self.done and s.totals == self.totals:
+            return
+        for seat in range(self.seats):
+            old = phase10_facts(self.done[seat], self.laid[seat], self.totals[seat])
+            new = phase10_facts(s.done[seat], s.laid[seat], s.totals[seat])
+            for i in range(len(new)):
+                if old[i] != new[i]:
+                    out.append([("seats", seat, "facts", i, 1), new[i][1]])
+        self.done = [list(d) for d in s.done]
+        self.laid = list(s.laid)
+        self.totals = list(s.totals)
+
+
+def phase10_glance(state: State, seat: int) -> dict[str, JSON]:
+    """What a take's words read of the seat's observation: the discard pile's top card."""
+    discard = cast(Phase10State, state).discard_pile
+    return {"discard_top": discard[-1] if discard else None}
+
+
+def phase10_piles(draw_size: int, top: str | None) -> list[Card]:
+    """The draw pile (face down, its size) and the discard pile's top card."""
+    return [back(draw_size)] if top is None else [back(draw_size), phase10_card(top)]
+
+
+MOST_SEATS = 64
+"""Seats the keepers' paths are made for ahead (Phase 10 seats six at most)."""
+TURN_FACT = ("facts", 1, 1)
+TURN_FLAGS = [("seats", s, "turn") for s in range(MOST_SEATS)]
+HANDS = [("seats", s, "zones", 0, "lines", 0) for s in range(MOST_SEATS)]
+PILES = ("zones", 0, "lines", 0)
+PILES_DRAW, PILES_TOP = (*PILES, 0), (*PILES, 1)
+
+
+def phase10_count(state: Phase10State) -> list[int]:
+    """How many groups and cards are on the table and in the phase being laid."""
+    cards = 0
+    for g in state.table:
+        cards += len(g.cards)
+    out = [len(state.table), cards]
+    laying = state.laying
+    if laying is not None:
+        cards = 0
+        for g in laying.groups:
+            cards += len(g.cards)
+        out.extend((laying.phase, len(laying.groups), cards))
+        out.append(-1 if laying.open is None else len(laying.open.cards))
+    return out
+
+
+def phase10_groups_json(state: Phase10State) -> tuple[list[Any], Mapping[str, Any] | None]:
+    """The groups on the table and the phase being laid, as the snapshot has them."""
+    table = [g.to_json(i) for i, g in enumerate(state.table)]
+    return table, None if state.laying is None else state.laying.to_json()
+
+
 # -- any other game ------------------------------------------------------------------------
 
 
@@ -478,7 +758,13 @@ def plain_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
 DRAWINGS: dict[str, Drawing] = {
     "take5": Drawing(take5_table, take5_faces),
     "ten": Drawing(ten_table, ten_faces, ten_action, masked_views=True),
-    "phase10": Drawing(phase10_table, phase10_faces, masked_views=True),
+    "phase10": Drawing(
+        phase10_table,
+        phase10_faces,
+        masked_views=True,
+        keeper=Phase10Keeper,
+        glance=phase10_glance,
+    ),
 }
 
 

@@ -13,15 +13,26 @@
   }
   start(unintern(packed));
 
-  // Each distinct path and text is stored once (frames.intern): put them back in place.
+  // The compact form (frames.Interner): each distinct path and text is stored once, by its
+  // number; a patch is one flat list (path, value for a replacement; ~path, start, count,
+  // items for a splice, ~path being -1 - path); a step's events flat (audience, text) pairs.
   function unintern(data) {
-    function ops(patch) { return patch.map(function (op) { return [data.paths[op[0]]].concat(op.slice(1)); }); }
+    function ops(flat) {
+      var out = [];
+      for (var i = 0; i < flat.length;) {
+        if (flat[i] >= 0) { out.push([data.paths[flat[i]], flat[i + 1]]); i += 2; }
+        else { out.push([data.paths[-1 - flat[i]], flat[i + 1], flat[i + 2], flat[i + 3]]); i += 4; }
+      }
+      return out;
+    }
     data.omni = data.omni.map(ops);
     data.seats = data.seats.map(function (changes) {
       return changes.map(function (c) { return [c[0], ops(c[1])]; });
     });
     data.events = data.events.map(function (step) {
-      return step.map(function (e) { return [e[0], data.texts[e[1]]]; });
+      var out = [];
+      for (var i = 0; i < step.length; i += 2) out.push([step[i], data.texts[step[i + 1]]]);
+      return out;
     });
     data.moves = data.moves.map(function (m) {
       return m === null ? null : [m[0], data.texts[m[1]]].concat(m.slice(2));

@@ -16,7 +16,7 @@ from arena.league.store import StoredMatch
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from arena.site.build import TEMPLATES, Pages
-from arena.site.frames import build_viewer, decode
+from arena.site.frames import build_viewer, decode, unintern
 from arena.site.pages import BotRef, match_path
 from tests.site.cdp import CHROMIUM, Browser
 from tests.site.leagues import HOSTILE_NAME, HOSTILE_NOTE, make_league, record_of
@@ -322,6 +322,7 @@ def test_a_long_game_replays_from_its_packed_data(tmp_path: Path, browser: Brows
     block = text.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
     assert isinstance(json.loads(block), str)  # packed: one string
     omni, per_seat = decode(data)
+    moves = unintern(data)["moves"]
     steps = len(omni)
     assert steps > 500
     browser.viewport(1280, 900)
@@ -341,7 +342,7 @@ def test_a_long_game_replays_from_its_packed_data(tmp_path: Path, browser: Brows
             assert browser.evaluate(facts) == [f[1] for f in table["facts"]]
             move = browser.evaluate("document.getElementById('move').textContent")
             if step:
-                assert data["moves"][step][1] in move
+                assert moves[step][1] in move
     browser.evaluate("location.hash = '#step=6&seat=all'")
     assert wait_until(browser, f"{label}.startsWith('Step 6 of ')")
     notes = browser.evaluate(

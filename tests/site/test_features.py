@@ -19,7 +19,7 @@ from arena.league.store import StoredMatch, StoreReader
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from arena.site.cache import SiteCache
-from arena.site.frames import action_words, build_viewer, decode
+from arena.site.frames import action_words, build_viewer, decode, unintern
 from arena.site.pages import (
     BotRef,
     head_to_head,
@@ -257,7 +257,7 @@ def test_ten_replay_shows_the_auction_the_points_and_words() -> None:
     viewer = build_viewer(record, ["a", "b", "c"])
     assert viewer.data is not None and not viewer.error
     omni, seats = decode(viewer.data)
-    moves = viewer.data["moves"][1:]
+    moves = unintern(viewer.data)["moves"][1:]
     assert all("{" not in text for _, text, *_ in moves)
     bids = [i + 1 for i, (_, text, *_) in enumerate(moves) if text.startswith("bids ")]
     assert bids and all(" for " in moves[i - 1][1] for i in bids)

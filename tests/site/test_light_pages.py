@@ -26,7 +26,7 @@ from arena.players import RandomPlayer, play_local
 from arena.site import build_site, match_page, match_record
 from arena.site.build import TEMPLATES, MatchPages
 from arena.site.cache import SiteCache
-from arena.site.frames import PACKED_OVER, build_viewer, pack, unpack
+from arena.site.frames import PACKED_OVER, build_viewer, pack, unintern, unpack
 from arena.site.pages import match_path, record_path
 from arena.site.serve import make_server
 from arena.site.tables import drawing, mask
@@ -117,7 +117,7 @@ def test_small_replay_data_stays_json_and_big_is_packed() -> None:
     for data in (small, big):
         text = pack(data)
         assert "<" not in text
-        assert unpack(text) == json.loads(json.dumps(data))
+        assert unpack(text) == json.loads(json.dumps(unintern(data)))
     assert isinstance(json.loads(pack(small)), dict)
     packed = json.loads(pack(big))
     assert isinstance(packed, str) and len(json.dumps(big)) > PACKED_OVER

@@ -435,13 +435,16 @@ class Phase10State(State):
     def _discard_actions(self, seat: int, hand: list[str]) -> list[Action]:
         actions: list[Action] = []
         for card in dict.fromkeys(hand):
-            if card != SKIP:
-                actions.append({"discard": card})
-                continue
-            targets = self._skip_targets(seat) if len(hand) > 1 else []
-            if not targets:
-                actions.append({"discard": SKIP})
-            actions.extend({"discard": SKIP, "target": t} for t in targets)
+            actions.extend(self._discards(seat, hand, card))
+        return actions
+
+    def _discards(self, seat: int, hand: list[str], card: str) -> list[Action]:
+        """The discard actions of one card of the hand."""
+        if card != SKIP:
+            return [{"discard": card}]
+        targets = self._skip_targets(seat) if len(hand) > 1 else []
+        actions: list[Action] = [] if targets else [{"discard": SKIP}]
+        actions.extend({"discard": SKIP, "target": t} for t in targets)
         return actions
 
     def _skip_targets(self, seat: int) -> list[int]:
@@ -476,6 +479,22 @@ class Phase10State(State):
             self._legal = self._compute_legal()
         return list(self._legal)
 
+    def _allows(self, seat: int, action: Action) -> bool:
+        """Whether ``action`` is among the legal actions of ``seat`` (the seat to move).
+
+        A discard, when the legal actions were not asked for (a replay), is looked up among
+        that card's discards alone: the whole list would check first whether the seat's phase
+        can be laid, a search that costs more than the rest of the step. The answer is the
+        same (tests/site compare the two at every step of random games)."""
+        if self._legal is None and self.step is Step.PLAY and isinstance(action, dict):
+            card = action.get("discard")
+            if card is not None:
+                hand = self.hands[seat]
+                if type(card) is not str or card not in hand:
+                    return False
+                return is_listed(action, self._discards(seat, hand, card))
+        return is_listed(action, self.legal(seat))
+
     # -- applying -------------------------------------------------------------------------
 
     def apply(self, seat: object, action: Action) -> None:
@@ -485,7 +504,7 @@ class Phase10State(State):
             raise self.illegal(seat, action, "the game is over")
         if seat != self.turn:
             raise self.illegal(seat, action, f"it is seat {self.turn}'s turn")
-        if not is_listed(action, self.legal(seat)):
+        if not self._allows(seat, action):
             raise self.illegal(seat, action, f"not among the legal actions to {self.step.value}")
         self._legal = None
         hand = self.hands[seat]
