@@ -77,6 +77,12 @@ come."""
 ROUNDS_PER_HEADS = 19.0
 """After a round whose leader has L heads, about ``1 + (end - 5 - L) / 19`` rounds are left
 (measured over games of 4 seats)."""
+ROUND_MEAN = 13.0
+"""The heads a seat takes in a round on average (4 seats, heuristic or random players): the
+prior of each seat's own rate."""
+PRIOR_ROUNDS = 1.0
+"""How many rounds' worth of weight that prior has against the rounds a seat has played."""
+DRIFT = True
 TIE_WEIGHT = 0.002
 """The weight of the heads given away (others' mean minus own) next to the chance to win."""
 TIME_SHARE = 0.4
@@ -509,11 +515,18 @@ class Outlook:
     value of a playout (memoized: the same heads come back often within a decision)."""
 
     def __init__(
-        self, seat: int, before: list[int], settings: Mapping[str, Any], last: bool
+        self,
+        seat: int,
+        before: list[int],
+        settings: Mapping[str, Any],
+        last: bool,
+        rates: list[float] | None = None,
     ) -> None:
         self.seat = seat
         self.before = before
         """The totals before this round."""
+        self.rates = list(rates) if rates is not None else [ROUND_MEAN] * len(before)
+        """The heads each seat is expected to take a round from now on."""
         self.end = int(settings.get("end_score", 66))
         self.more_than = bool(settings.get("more_than"))
         self.last = last
@@ -536,13 +549,22 @@ class Outlook:
         """P(this seat ends with the lowest total; a shared first place shared out)."""
         end = self.end
         over = any(t > end if self.more_than else t >= end for t in after)
-        mine = after[self.seat]
+        mine = float(after[self.seat])
         if over or self.last:
             best = min(after)
             return 1.0 / after.count(best) if mine == best else 0.0
-        rounds = max(1.0, 1.0 + (end - 5 - max(after)) / ROUNDS_PER_HEADS)
+        rates = self.rates
+        extra = ROUNDS_PER_HEADS - ROUND_MEAN
+        rounds = max(
+            1.0, min(1.0 + (end - 5 - t) / (r + extra) for t, r in zip(after, rates, strict=True))
+        )
         sd = ROUND_SD * math.sqrt(rounds)
-        gaps = [(t - mine) / sd for s, t in enumerate(after) if s != self.seat]
+        mine += rounds * rates[self.seat]
+        gaps = [
+            (t + rounds * r - mine) / sd
+            for s, (t, r) in enumerate(zip(after, rates, strict=True))
+            if s != self.seat
+        ]
         total = 0.0
         for z, weight in HERMITE:
             product = weight
@@ -627,13 +649,15 @@ class Searcher:
         legal: list[Any],
         options: Mapping[str, Any],
         told: Mapping[str, Any],
-        worlds: int = WORLDS,
+        worlds: int | None = None,
         events: list[dict[str, Any]] | None = None,
-        budget: int = BUDGET,
+        budget: int | None = None,
     ) -> int:
         """The index in ``legal`` to play: up to ``worlds`` worlds for the last actions
         standing, and at most ``budget`` tricks played out in all."""
         began = time.perf_counter()
+        worlds = WORLDS if worlds is None else worlds
+        budget = BUDGET if budget is None else budget
         if events is not None:
             if self.opponents is None:
                 seats = len(observation["totals"])
@@ -663,9 +687,10 @@ class Searcher:
             settings.get("max_rounds") is not None
             and observation["round"] >= settings["max_rounds"]
         )
-        outlook = Outlook(
-            self.seat, [t - b for t, b in zip(totals, base, strict=True)], settings, last
-        )
+        before = [t - b for t, b in zip(totals, base, strict=True)]
+        played = observation["round"] - 1
+        rates = [(t + PRIOR_ROUNDS * ROUND_MEAN) / (played + PRIOR_ROUNDS) for t in before]
+        outlook = Outlook(self.seat, before, settings, last, rates if DRIFT else None)
         alive = list(range(len(legal)))
         sums = [0.0] * len(legal)
         share = budget // max(1, math.ceil(math.log2(len(legal))))
