@@ -142,7 +142,7 @@ BENCHES = (
         "reference",
         "bench_reference",
         "Reference bot (Take 5): win rate vs 3 random and vs 3 heuristics, ms per decision",
-        ("--games", "20"),
+        ("--games", "20", "--cpu-games", "4"),
     ),
     Bench(
         "reference_phase10",

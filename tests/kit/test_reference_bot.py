@@ -117,7 +117,7 @@ def test_worlds_are_redealt_from_the_kits_sample_keeping_what_the_seat_sees(take
             assert set(others) <= set(hidden) and not set(others) & shown
 
 
-def test_it_tells_random_opponents_from_heuristic_ones_by_their_risky_cards(take5: Any) -> None:
+def test_it_tells_random_opponents_from_heuristic_ones_by_the_cards_they_play(take5: Any) -> None:
     """Seats 1 and 3 play the heuristic, seat 2 at random: read from seat 0's events, only seat
     2 is taken to play at random (in the playouts, the others play the heuristic)."""
     heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
@@ -138,6 +138,51 @@ def test_it_tells_random_opponents_from_heuristic_ones_by_their_risky_cards(take
             opponents.read(state.events_for(0))
         verdicts.append(opponents.wild())
     assert verdicts.count(frozenset({2})) >= 7, verdicts
+
+
+def test_three_tricks_tell_a_random_opponent_from_a_heuristic_one(take5: Any) -> None:
+    """Each card is weighed by its likelihood under the heuristic's rule and at random (not by
+    the share of risky cards, which took rounds to tell a random player: it lost games against
+    3 random ones by playing as if they were heuristics). After three tricks of the first round
+    the random seat is nearly sure (odds > 0.9) in most games, the heuristic ones mostly not."""
+    heuristic = load_module(ROOT / "bots" / "heuristic" / "take5.py")
+    game = get_game("take5")
+    random_told = heuristic_told = 0
+    for seed in range(20):
+        state = game.new(seed, 4)
+        rng = random.Random(seed)
+        while state.round == 1 and state.trick <= 3:
+            for mover in state.to_move():
+                legal = state.legal(mover)
+                if mover % 2 or mover == 0:
+                    index = heuristic.choose(state.observation(mover), legal)
+                else:
+                    index = rng.randrange(len(legal))
+                state.apply(mover, legal[index])
+        opponents = take5.Opponents(4, 0, 104)
+        opponents.read(state.events_for(0))
+        odds = opponents.random_odds()
+        random_told += odds[2] > 0.9
+        heuristic_told += (odds[1] < 0.5) + (odds[3] < 0.5)
+    assert random_told >= 15
+    assert heuristic_told >= 34
+
+
+def test_a_row_taken_that_is_not_the_cheapest_counts_for_random_play(take5: Any) -> None:
+    """The heuristic takes the cheapest row when its card is too low for every row; another
+    row taken is evidence of random play, the cheapest one evidence against it."""
+    opponents = take5.Opponents(4, 0, 104)
+    opponents.read(
+        [
+            {"type": "round", "round": 1, "rows": [[10], [20, 55], [30], [40]]},
+            {"type": "choose_row", "seat": 1, "row": 1},
+            {"type": "choose_row", "seat": 2, "row": 0},
+        ]
+    )
+    odds = opponents.random_odds()
+    assert odds[1] > 0.9
+    assert odds[2] < 0.3
+    assert odds[0] == 0.0
 
 
 def test_it_deals_heuristic_opponents_hands_that_would_have_played_as_they_did(
@@ -281,6 +326,20 @@ def test_the_value_of_a_round_is_the_chance_to_win_the_game(take5: Any) -> None:
     near = late.chance([40, 50, 50, 60]) - late.chance([50, 50, 50, 60])
     far = late.chance([0, 10, 10, 20]) - late.chance([10, 10, 10, 20])
     assert near > far > 0
+
+
+def test_the_value_weighs_each_seats_own_rate_of_heads(take5: Any) -> None:
+    """Ten heads behind after a round is a poor outlook among equals, but a good one against
+    seats that take three times as many heads a round as this one (random players do): the
+    rounds to come are modelled with each seat's own rate, so the search does not gamble when
+    it is behind players it will outscore."""
+    settings = {"end_score": 66, "more_than": False}
+    after = [20, 10, 10, 10]
+    equal = take5.Outlook(0, [0] * 4, settings, False)
+    assert equal.chance(after) < 0.2
+    rates = [5.0, 15.0, 15.0, 15.0]
+    drifting = take5.Outlook(0, [0] * 4, settings, False, rates)
+    assert drifting.chance(after) > 0.5
 
 
 def load_module(path: Path) -> Any:
