@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from arena.games import GAMES, JSON, GameError, get_game
-from arena.runtime.limits import TimeLimits
-from arena.runtime.usage import Budget
+from arena.runtime.limits import Budget, TimeLimits
 
 if TYPE_CHECKING:  # both imported where used: reading a config needs neither
     import trueskill

@@ -7,10 +7,8 @@ transaction, so a killed arena never leaves them half done), and the standings.
 
 from __future__ import annotations
 
-import csv
 import errno
 import functools
-import hashlib
 import io
 import itertools
 import os
@@ -202,6 +200,8 @@ def read_beside(path: Path, limit: int) -> BotFile | None:
 
 def content_hash(files: Mapping[str, bytes]) -> str:
     """A hash of every file's path and bytes: any change makes a new version."""
+    import hashlib  # only to enter a bot (its import costs every command's start-up 2 ms)
+
     digest = hashlib.sha256()
     for rel in sorted(files):
         data = files[rel]
@@ -811,6 +811,8 @@ class League:
 
     def export_csv(self, out: io.TextIOBase | Any) -> int:
         """One row per seat per match."""
+        import csv
+
         names = {e.id: e for e in self.entrants()}
         writer = csv.writer(out)
         writer.writerow(

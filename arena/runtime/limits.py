@@ -1,6 +1,7 @@
-"""A bot's time limits: plain data, kept apart from the bot processes that obey them so that
-reading a league's configuration (``arena league status``) does not load the process machinery
-(:mod:`arena.runtime.botproc` re-exports :class:`TimeLimits`)."""
+"""A bot's time limits and resource budget: plain data, kept apart from the bot processes that
+obey them, so that reading a league's configuration (``arena league status``) does not load the
+process machinery (:mod:`arena.runtime.botproc` re-exports :class:`TimeLimits`, and
+:mod:`arena.runtime.usage` :class:`Budget`)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,21 @@ class TimeLimits:
         for name in ("decision", "bank", "startup", "grace"):
             if getattr(self, name) < 0:
                 raise ValueError(f"time limit {name} must not be negative")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Caps on a bot's processes taken together (0: no cap), and how often they are sampled."""
+
+    cpu_seconds_per_match: float = 0.0
+    """CPU seconds of all the bot's processes and threads over one match."""
+    memory_mb_per_bot: float = 0.0
+    """Resident memory of all the bot's processes together, in MiB, at any sample."""
+    sample_seconds: float = 0.05
+    """Time between two samples of ``/proc`` (one sampler serves every bot of the process)."""
+
+    def __post_init__(self) -> None:
+        if self.cpu_seconds_per_match < 0 or self.memory_mb_per_bot < 0:
+            raise ValueError("budget caps must not be negative")
+        if self.sample_seconds <= 0:
+            raise ValueError("sample_seconds must be positive")

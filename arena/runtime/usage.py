@@ -43,27 +43,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.runtime.limits import Budget as Budget
+
 MB = 1024 * 1024
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _TICK = os.sysconf("SC_CLK_TCK")
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Caps on a bot's processes taken together (0: no cap), and how often they are sampled."""
-
-    cpu_seconds_per_match: float = 0.0
-    """CPU seconds of all the bot's processes and threads over one match."""
-    memory_mb_per_bot: float = 0.0
-    """Resident memory of all the bot's processes together, in MiB, at any sample."""
-    sample_seconds: float = 0.05
-    """Time between two samples of ``/proc`` (one sampler serves every bot of the process)."""
-
-    def __post_init__(self) -> None:
-        if self.cpu_seconds_per_match < 0 or self.memory_mb_per_bot < 0:
-            raise ValueError("budget caps must not be negative")
-        if self.sample_seconds <= 0:
-            raise ValueError("sample_seconds must be positive")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ that both play exactly the same games, events and results.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.machinery
 import json
@@ -201,7 +200,7 @@ def fake_build(package: Path) -> None:
         source.parent.mkdir(parents=True, exist_ok=True)
         source.write_text(f"# {module}\n")
         Path(f"{source.with_suffix('')}{suffix}").write_bytes(b"")
-        digests[module] = hashlib.sha256(source.read_bytes()).hexdigest()
+        digests[module] = native.digest(source)
     Path(f"{native.source_of(native.SHARED_LIBRARY, package).with_suffix('')}{suffix}").touch()
     (package / "_compiled.json").write_text(json.dumps(digests))
 
