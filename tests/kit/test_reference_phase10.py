@@ -316,3 +316,20 @@ def test_the_models_progress_is_the_heuristics_arithmetic(bot: Any) -> None:
         hand = rng.sample(deck, rng.randint(0, 12))
         phase = 1 + trial % 10
         assert bot.model._progress(phase, tuple(hand)) == heuristic.progress(phase, hand)
+
+
+def test_a_world_or_two_never_overrule_the_policy(bot: Any) -> None:
+    """A hand's outcome is noisy: when the deadline leaves time for a world or two only, the
+    search plays the policy's own choice (a flat margin per world let one lucky world overrule
+    it, and the search lost to its own policy)."""
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    options = dict(get_game(GAME).new(0, 3).options)
+    seen = decisions(3) + decisions(8, seat=1)
+    for worlds in (1, 2):
+        policy = bot.Searcher("m", 0)
+        searcher = bot.Searcher("m", 0)
+        for observation, legal, events in seen:
+            policy.seat = searcher.seat = observation["seat"]
+            expected = policy.choose(observation, legal, options, plenty, events, 0)
+            assert searcher.choose(observation, legal, options, plenty, events, worlds) == expected
+        assert worlds in searcher.worlds_used

@@ -62,6 +62,8 @@ MARGIN = 0.02
 """How much better per world (in phases) a searched action must do than the policy's choice."""
 Z_SWITCH = 1.5
 """How many standard errors of the paired difference a searched action must gain by."""
+MIN_SWITCH = 8
+"""Worlds below which the policy's choice always stands (too few to estimate the noise)."""
 Z_SETTLE = 2.5
 """Stop sampling once every difference is this many standard errors one way."""
 MIN_WORLDS = 16
@@ -120,7 +122,7 @@ def observed(observation: Mapping[str, Any]) -> Hand:
         None,
         False,
         random.Random(0),
-    )
+    ).counting([len(d) for d in observation["completed"]])
 
 
 def discard_action(card: str, target: int | None) -> dict[str, Any]:
@@ -359,11 +361,11 @@ def paired(a: list[float], b: list[float]) -> tuple[float, float]:
 
 def pick(scores: list[list[float]]) -> int:
     """The candidate to play: the best on average if it beats the policy's own choice (the
-    first) by ``Z_SWITCH`` standard errors of their paired difference and by ``MARGIN``, else
-    the policy's choice."""
+    first) by ``Z_SWITCH`` standard errors of their paired difference and by ``MARGIN``, over
+    ``MIN_SWITCH`` worlds at least, else the policy's choice."""
     n = len(scores[0])
     best = max(range(len(scores)), key=lambda i: (sum(scores[i]), -i))
-    if best == 0 or n == 0:
+    if best == 0 or n < MIN_SWITCH:
         return 0
     mean, se = paired(scores[best], scores[0])
     return best if mean > MARGIN and mean > Z_SWITCH * se else 0
