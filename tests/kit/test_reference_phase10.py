@@ -1,7 +1,8 @@
 """The reference bot in Phase 10 (bots/reference/phase10): its rules are the kit's, as generated
 today; its fast hands play as the rules do, step for step; its lay-downs are ones the rules
-accept; it passes the conformance check, answers in time with a small decision time, and replays
-the same with a fixed sample budget."""
+accept; its playouts' model of the bundled heuristic picks what the heuristic picks; a world or
+two never overrule its policy; it passes the conformance check, answers in time with a small
+decision time, and replays the same with a fixed sample budget."""
 
 from __future__ import annotations
 
