@@ -81,7 +81,8 @@ def counts_of(hand: list[str], coloured: bool) -> list[int]:
     return counts
 
 
-_missing: dict[tuple[int, tuple[int, ...]], int] = {}
+_missing: dict[bytes, int] = {}
+"""Memoised :func:`missing`, keyed by bytes (no object the cyclic garbage collector tracks)."""
 
 
 def missing(phase: int, counts: list[int]) -> int:
@@ -89,7 +90,7 @@ def missing(phase: int, counts: list[int]) -> int:
     the rules' feasibility search has the last word). Memoised."""
     if COLOURED[phase] or (SIZES[phase][0][0] == "set" and SIZES[phase][1][0] == "set"):
         return max(0, _lacking(phase, counts) - counts[0])
-    key = (phase, tuple(counts))
+    key = bytes([phase, *counts])
     found = _missing.get(key)
     if found is None:
         found = max(0, _lacking(phase, counts) - counts[0])

@@ -43,7 +43,9 @@ SET_SIZES: dict[int, list[int]] = {
 NUMBER: dict[str, int] = {c: NUMBERS[c] for c in full_deck()}
 COLOUR_INDEX: dict[str, int] = {c: COLOURS.index(c[0]) + 1 for c in full_deck() if len(c) > 1}
 
-_memo: dict[tuple[int, tuple[str, ...]], float] = {}
+_memo: dict[str, float] = {}
+"""Progress by phase and hand, keyed by a string: a string (and a float) is no object the
+cyclic garbage collector tracks, and tuple keys made its full collections take seconds."""
 
 
 def number(card: str) -> int:
@@ -70,7 +72,7 @@ def run_present(numbers: set[int], size: int) -> tuple[int, int]:
 def progress(phase: int, hand: tuple[str, ...]) -> float:
     """The heuristic's ``progress`` (memoised): how close ``hand``, in its order, is to
     ``phase``."""
-    key = (phase, hand)
+    key = str(phase) + "".join(hand)  # unambiguous: every card starts with a letter
     found = _memo.get(key)
     if found is None:
         found = _progress(phase, hand)
