@@ -13,7 +13,7 @@ records it: medians and 95th percentiles over every decision of the hero's seat,
 time per decision (the bot's search reads it and stays well inside).
 
 Run: python -m benchmarks.bench_reference_phase10 [--games 150] [--random-games 50]
-     [--decision-ms 250]
+     [--decision-ms 250] [--first 0]
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ SEATS = 3
 
 
 def play(
-    hero: BotSpec, opponent: BotSpec, games: int, tag: str, limits: RunLimits
+    hero: BotSpec, opponent: BotSpec, games: int, tag: str, limits: RunLimits, first: int = 0
 ) -> tuple[int, list[float], float, int]:
     """(wins, the hero's seconds per decision, wall seconds, games with faults) over ``games``
     Phase 10 games."""
@@ -46,7 +46,7 @@ def play(
     times: list[float] = []
     began = time.perf_counter()
     with BotPool(limits) as pool:
-        for k in range(games):
+        for k in range(first, first + games):
             seat = k % SEATS
             seating = [opponent] * (SEATS - 1)
             seating.insert(seat, hero)
@@ -57,8 +57,12 @@ def play(
                 print(f"  game {k}: faults {record.faults}", file=sys.stderr)
             wins += record.ranks[seat] == 1
             times += seat_times[seat]
-            if (k + 1) % 10 == 0:
-                print(f"  {tag}: {wins}/{k + 1} after {k + 1} games", file=sys.stderr, flush=True)
+            if (k + 1 - first) % 10 == 0:
+                print(
+                    f"  {tag}: {wins}/{k + 1 - first} after {k + 1 - first} games",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return wins, times, time.perf_counter() - began, faulty
 
 
@@ -72,6 +76,13 @@ def main() -> None:
         help="games against 2 random bots (and of the heuristic against 2 heuristics)",
     )
     parser.add_argument("--decision-ms", type=float, default=250.0, help="free time per decision")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="the first game's number (its seed and seat follow from it): to split a long run "
+        "into parts that together play the same games",
+    )
     args = parser.parse_args()
     limits = RunLimits(time=TimeLimits(decision=args.decision_ms / 1000.0))
     reference = load_bot(str(ROOT / "bots" / "reference"))
@@ -85,7 +96,7 @@ def main() -> None:
         if not games:
             continue
         tag = f"{hero.name}-{opponent.name}"
-        wins, times, wall, faulty = play(hero, opponent, games, tag, limits)
+        wins, times, wall, faulty = play(hero, opponent, games, tag, limits, args.first)
         low, high = wilson(wins, games)
         print(
             f"{hero.name:<10} vs 2 {opponent.name:<10} {wins:>4}/{games:<4} "

@@ -1,7 +1,8 @@
 """The reference bot in Phase 10 (bots/reference/phase10): its rules are the kit's, as generated
 today; its fast hands play as the rules do, step for step; its lay-downs are ones the rules
-accept; it passes the conformance check, answers in time with a small decision time, and replays
-the same with a fixed sample budget."""
+accept; its playouts' model of the bundled heuristic picks what the heuristic picks; a world or
+two never overrule its policy; it passes the conformance check, answers in time with a small
+decision time, and replays the same with a fixed sample budget."""
 
 from __future__ import annotations
 
@@ -271,3 +272,65 @@ def test_the_bot_imports_every_games_search_at_startup() -> None:
         timeout=60,
     ).stdout
     assert out.strip() == str(sorted(load_bot(str(REFERENCE)).games or ()))
+
+
+def test_the_playouts_model_of_the_heuristic_picks_what_the_heuristic_picks(bot: Any) -> None:
+    """The other seats in the playouts play by :mod:`model`, a port of the bundled heuristic:
+    in games of heuristics, at every draw, hit and discard, the port on a fast hand of the
+    position picks the action the heuristic picks (lay-downs aside: those it approximates)."""
+    heuristic = load_module(REFERENCE.parent / "heuristic" / "phase10.py")
+    game = get_game(GAME)
+    compared = 0
+    for seed in range(6):
+        state = game.new(seed, 3)
+        while not state.is_over():
+            mover = state.to_move()[0]
+            legal = state.legal(mover)
+            observation = state.observation(mover)
+            action = legal[heuristic.choose(observation, legal)]
+            decision = observation["decision"]
+            lays = any(isinstance(a, dict) and "lay" in a for a in legal)
+            if decision in ("draw", "play") and not lays:
+                play = bot.fast.Hand.from_world(state, random.Random(0))
+                mine: Any
+                if decision == "draw":
+                    mine = "take" if bot.model.wants_top(play) else "draw"
+                elif any(isinstance(a, dict) and "hit" in a for a in legal):
+                    gid, card, end = bot.model.hit(play)
+                    mine = {"hit": gid, "card": card, **({"end": end} if end else {})}
+                else:
+                    card, target = bot.model.discard(play)
+                    mine = {"discard": card, **({"target": target} if target is not None else {})}
+                assert mine == action, (observation, legal)
+                compared += 1
+            state.apply(mover, action)
+    assert compared > 1000
+
+
+def test_the_models_progress_is_the_heuristics_arithmetic(bot: Any) -> None:
+    """The port's progress measure (on counts, memoised) gives the heuristic's numbers exactly,
+    tie-breaks by the order of the hand included."""
+    heuristic = load_module(REFERENCE.parent / "heuristic" / "phase10.py")
+    rng = random.Random(2)
+    deck = bot.model.full_deck()
+    for trial in range(4000):
+        hand = rng.sample(deck, rng.randint(0, 12))
+        phase = 1 + trial % 10
+        assert bot.model._progress(phase, tuple(hand)) == heuristic.progress(phase, hand)
+
+
+def test_a_world_or_two_never_overrule_the_policy(bot: Any) -> None:
+    """A hand's outcome is noisy: when the deadline leaves time for a world or two only, the
+    search plays the policy's own choice (a flat margin per world let one lucky world overrule
+    it, and the search lost to its own policy)."""
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    options = dict(get_game(GAME).new(0, 3).options)
+    seen = decisions(3) + decisions(8, seat=1)
+    for worlds in (1, 2):
+        policy = bot.Searcher("m", 0)
+        searcher = bot.Searcher("m", 0)
+        for observation, legal, events in seen:
+            policy.seat = searcher.seat = observation["seat"]
+            expected = policy.choose(observation, legal, options, plenty, events, 0)
+            assert searcher.choose(observation, legal, options, plenty, events, worlds) == expected
+        assert worlds in searcher.worlds_used

@@ -3,28 +3,32 @@
 Phase 10 is a race: a seat advances when it lays its phase down before someone goes out, so each
 hand is won by laying down early and then going out before the others lay down. The decisions
 that steer the race are searched: draw or take the discard pile's top, and which card to discard
-(a Skip, and at whom). The others follow the playout policy (:mod:`.fast`, the bundled
-heuristic's ideas): lay the phase down as soon as the hand can, with every natural card that
-fits; hit every card that fits; take a Wild, a card to hit, or one that brings the phase closer.
+(a Skip, and at whom). The others follow the playout policy (:mod:`.fast`): lay the phase down as
+soon as the hand can, with every natural card that fits; hit every card that fits.
 
 Each searched decision samples worlds consistent with what this seat saw (``rules.sample_world``
 with the match's events: the other hands and the draw pile dealt at random from the unseen
 cards, the cards seen taken from the discard pile kept where they went), and in each world plays
-every candidate action followed by the rest of the hand (up to ``HORIZON`` turns) with every
-seat on the policy. Candidates: both draws; the discards the policy ranks best (``CANDIDATES``)
-and every Skip target. A playout's value for this seat: whether it advanced minus the others'
-average, a little for the points it holds less than them, and ``WIN_BONUS`` when the hand ends
-the game (its winner by phases, then points). Every action sees the same worlds and the same
-random draws (paired comparison); the best total is played if it beats the policy's own choice
-by ``MARGIN`` per world, else the policy's choice: a hand's outcome is noisy (a few dozen worlds
-cannot tell most discards apart), and measured in-process the policy alone wins about 40% against
-two bundled heuristics while a search that followed every small difference won less.
+every candidate action followed by the rest of the hand (up to ``HORIZON`` turns): this seat by
+its policy, the others by the bundled heuristic's own rules (:mod:`.model`, a port checked
+against it decision by decision: the opponents a reference bot must beat, and a search whose
+playouts model them by another policy misjudges what they take and when they go out).
+Candidates: both draws; the discards the policy ranks best (``CANDIDATES``) and every Skip
+target. A playout's value for this seat: whether it advanced minus the others' average, a little
+for the points it holds less than them, and ``WIN_BONUS`` when the hand ends the game (its
+winner by phases, then points). Every action sees the same worlds and the same random draws
+(paired comparison). The policy's own choice is played unless another candidate beats it by
+``Z_SWITCH`` standard errors of their paired difference (and by ``MARGIN``): a hand's outcome is
+noisy, and with a flat margin a search cut short by its deadline followed single lucky worlds
+(measured: the search lost to its own policy). Worlds are drawn in rounds of ``ROUND`` after
+``MIN_WORLDS`` until ``WORLDS``, stopping early once every alternative is clearly worse than the
+policy's choice or one is clearly better.
 
-Time: a fixed number of worlds per decision (``WORLDS``), and a deadline from ``match.time`` as a
-safety net: the search stops at a share of ``decision_ms`` (plus a little of the bank) and plays
-the best action so far, or the policy's own choice with no time at all. A decision's generator
-is seeded from the match id, the seat and the decision's number, so with a fixed budget a match
-replays the same.
+Time: at most ``WORLDS`` worlds per decision, and a deadline from ``match.time`` as a safety net:
+the search stops at a share of ``decision_ms`` (plus a little of the bank) and plays the best
+action so far by the same test, or the policy's own choice with no time at all. A decision's
+generator is seeded from the match id, the seat and the decision's number, so with a fixed
+budget a match replays the same.
 
 Speed: a world's first deal comes from ``sample_world`` (a whole rules position, about 1 ms); the
 next ones deal its hidden cards again on plain lists. Playouts run on :class:`.fast.Hand`, which a
@@ -41,7 +45,7 @@ from typing import Any
 from .fast import COLOURS, WILD, Hand, Layout, layout, supported
 from .rules import sample_world
 
-WORLDS = 16
+WORLDS = 32
 """Worlds per searched decision (the fixed budget)."""
 CANDIDATES = 3
 """The discards searched: the policy's best few (and every Skip target)."""
@@ -52,8 +56,20 @@ POINT_WEIGHT = 0.004
 WIN_BONUS = 2.0
 """Winning the game in the playout's hand, in phases."""
 CAREFUL = False
-MARGIN = 0.15
+MODEL_OTHERS = True
+"""Whether the playouts play the other seats by the bundled heuristic's rules (:mod:`.model`)."""
+MARGIN = 0.02
 """How much better per world (in phases) a searched action must do than the policy's choice."""
+Z_SWITCH = 1.5
+"""How many standard errors of the paired difference a searched action must gain by."""
+MIN_SWITCH = 8
+"""Worlds below which the policy's choice always stands (too few to estimate the noise)."""
+Z_SETTLE = 2.5
+"""Stop sampling once every difference is this many standard errors one way."""
+MIN_WORLDS = 16
+"""Worlds searched before the search may stop early."""
+ROUND = 8
+"""Worlds between two looks at whether the search may stop."""
 TIME_SHARE = 0.4
 """The share of ``decision_ms`` the search may use (the rest covers the pipe and the loop)."""
 BANK_SHARE = 0.005
@@ -106,7 +122,7 @@ def observed(observation: Mapping[str, Any]) -> Hand:
         None,
         False,
         random.Random(0),
-    )
+    ).counting([len(d) for d in observation["completed"]])
 
 
 def discard_action(card: str, target: int | None) -> dict[str, Any]:
@@ -168,14 +184,12 @@ class Searcher:
             self.worlds_used.append(0)
             return legal.index(candidates[0])
         rng = random.Random(f"{self.match_id}:{self.seat}:{self.decisions}")
-        totals, done = self.search(observation, options, events, candidates, worlds, budget, rng)
+        scores = self.search(observation, options, events, candidates, worlds, budget, rng)
+        done = len(scores[0])
         self.worlds_used.append(done)
         if not done:
             return legal.index(candidates[0])
-        best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-        if totals[best] - totals[0] < MARGIN * done:
-            best = 0  # within the noise of the policy's own choice: keep it
-        return legal.index(candidates[best])
+        return legal.index(candidates[pick(scores)])
 
     # -- the decisions not searched -------------------------------------------------------
 
@@ -259,63 +273,111 @@ class Searcher:
         worlds: int,
         budget: Budget,
         rng: random.Random,
-    ) -> tuple[list[float], int]:
-        """Each candidate's total value over the worlds searched, and how many were."""
-        totals = [0.0] * len(candidates)
+    ) -> list[list[float]]:
+        """Each candidate's value in each world searched (the same worlds for all)."""
+        scores: list[list[float]] = [[] for _ in candidates]
         world = sample_world(observation, options, rng, events)
         if not budget.left():
-            return totals, 0
+            return scores
         base = Hand.from_world(world, rng)
-        seat = self.seat
-        known: list[list[str]] = observation["known"]
-        pool = list(base.draw_pile)
-        unknown = [0] * len(base.hands)
-        for s, hand in enumerate(base.hands):
-            if s == seat:
-                continue
-            rest = list(hand)
-            for card in known[s]:
-                rest.remove(card)
-            unknown[s] = len(rest)
-            pool += rest
-        context = Context(observation, seat)
-        done = 0
-        for k in range(worlds):
-            if not budget.left():
-                break
-            if k:
-                rng.shuffle(pool)
-                at = 0
-                hands = []
-                for s, hand in enumerate(base.hands):
-                    if s == seat:
-                        hands.append(hand)
-                    else:
-                        hands.append([*known[s], *pool[at : at + unknown[s]]])
-                        at += unknown[s]
-                draw = pool[at:]
-            else:
-                hands, draw = base.hands, base.draw_pile
-            salt = rng.getrandbits(32)
-            scores = []
-            for action in candidates:
-                if not budget.left():
-                    return totals, done  # this world unfinished: left out
-                play = base.copy(hands, draw, random.Random(salt))
-                if action == "draw":
-                    play.draw()
-                    play.finish_turn()
-                elif action == "take":
-                    play.take()
-                    play.finish_turn()
+        context = Context(observation, self.seat)
+        return evaluate(
+            base, observation["known"], self.seat, candidates, worlds, budget, rng, context
+        )
+
+
+def evaluate(
+    base: Hand,
+    known: list[list[str]],
+    seat: int,
+    candidates: list[Any],
+    worlds: int,
+    budget: Budget,
+    rng: random.Random,
+    context: Context,
+) -> list[list[float]]:
+    """Each candidate's value in each world (the first ``base`` as dealt, the next ones with
+    the other hands' unknown cards and the draw pile dealt again), every candidate followed by
+    the rest of the hand played out, the other seats by the heuristic's model."""
+    scores: list[list[float]] = [[] for _ in candidates]
+    base.modelled = [MODEL_OTHERS and s != seat for s in range(len(base.hands))]
+    pool = list(base.draw_pile)
+    unknown = [0] * len(base.hands)
+    for s, hand in enumerate(base.hands):
+        if s == seat:
+            continue
+        rest = list(hand)
+        for card in known[s]:
+            rest.remove(card)
+        unknown[s] = len(rest)
+        pool += rest
+    for k in range(worlds):
+        if not budget.left() or (k >= MIN_WORLDS and k % ROUND == 0 and settled(scores)):
+            break
+        if k:
+            rng.shuffle(pool)
+            at = 0
+            hands = []
+            for s, hand in enumerate(base.hands):
+                if s == seat:
+                    hands.append(hand)
                 else:
-                    play.discard(action["discard"], action.get("target"))
-                play.play_out(HORIZON)
-                scores.append(context.value(play))
-            for i, s in enumerate(scores):
-                totals[i] += s
-            done += 1
-        return totals, done
+                    hands.append([*known[s], *pool[at : at + unknown[s]]])
+                    at += unknown[s]
+            draw = pool[at:]
+        else:
+            hands, draw = base.hands, base.draw_pile
+        salt = rng.getrandbits(32)
+        values = []
+        for action in candidates:
+            if not budget.left():
+                return scores  # this world unfinished: left out
+            play = base.copy(hands, draw, random.Random(salt))
+            if action == "draw":
+                play.draw()
+                play.finish_turn()
+            elif action == "take":
+                play.take()
+                play.finish_turn()
+            else:
+                play.discard(action["discard"], action.get("target"))
+            play.play_out(HORIZON)
+            values.append(context.value(play))
+        for i, v in enumerate(values):
+            scores[i].append(v)
+    return scores
+
+
+def paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """The mean of ``a - b`` world by world, and its standard error."""
+    n = len(a)
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / n
+    if n < 2:
+        return mean, float("inf")
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, (var / n) ** 0.5
+
+
+def pick(scores: list[list[float]]) -> int:
+    """The candidate to play: the best on average if it beats the policy's own choice (the
+    first) by ``Z_SWITCH`` standard errors of their paired difference and by ``MARGIN``, over
+    ``MIN_SWITCH`` worlds at least, else the policy's choice."""
+    n = len(scores[0])
+    best = max(range(len(scores)), key=lambda i: (sum(scores[i]), -i))
+    if best == 0 or n < MIN_SWITCH:
+        return 0
+    mean, se = paired(scores[best], scores[0])
+    return best if mean > MARGIN and mean > Z_SWITCH * se else 0
+
+
+def settled(scores: list[list[float]]) -> bool:
+    """Whether more worlds would hardly change the pick: every other candidate is clearly
+    worse than the policy's choice, or the best is clearly better."""
+    stats = [paired(scores[i], scores[0]) for i in range(1, len(scores))]
+    if all(m + Z_SETTLE * se < 0 or (m == 0.0 and se == 0.0) for m, se in stats):
+        return True  # none better (or none different in any world so far)
+    return any(m - Z_SETTLE * se > MARGIN for m, se in stats)
 
 
 class Context:

@@ -21,6 +21,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from . import model
 from .rules.phase10_groups import (
     COLOURS,
     NUMBERS,
@@ -80,7 +81,8 @@ def counts_of(hand: list[str], coloured: bool) -> list[int]:
     return counts
 
 
-_missing: dict[tuple[int, tuple[int, ...]], int] = {}
+_missing: dict[bytes, int] = {}
+"""Memoised :func:`missing`, keyed by bytes (no object the cyclic garbage collector tracks)."""
 
 
 def missing(phase: int, counts: list[int]) -> int:
@@ -88,7 +90,7 @@ def missing(phase: int, counts: list[int]) -> int:
     the rules' feasibility search has the last word). Memoised."""
     if COLOURED[phase] or (SIZES[phase][0][0] == "set" and SIZES[phase][1][0] == "set"):
         return max(0, _lacking(phase, counts) - counts[0])
-    key = (phase, tuple(counts))
+    key = bytes([phase, *counts])
     found = _missing.get(key)
     if found is None:
         found = max(0, _lacking(phase, counts) - counts[0])
@@ -349,6 +351,10 @@ class Hand:
         self.rng = rng
         self.over = False
         self.out: int | None = None
+        self.modelled: list[bool] = [False] * len(hands)
+        """The seats played by the bundled heuristic's rules (:mod:`.model`), not the policy."""
+        self.done: list[int] = [0] * len(hands)
+        """Phases each seat has completed before this hand (the heuristic's Skip target)."""
 
     @classmethod
     def from_world(cls, world: Any, rng: random.Random) -> Hand:
@@ -367,11 +373,16 @@ class Hand:
             world.max_turns,
             world.laid_this_turn,
             rng,
-        )
+        ).counting([len(d) for d in world.done])
+
+    def counting(self, done: list[int]) -> Hand:
+        """This hand, knowing the phases each seat has completed."""
+        self.done = list(done)
+        return self
 
     def copy(self, hands: list[list[str]], draw: list[str], rng: random.Random) -> Hand:
         """This hand with other hidden cards (``hands``, ``draw``): the table copied."""
-        return Hand(
+        play = Hand(
             [list(h) for h in hands],
             list(draw),
             list(self.discard_pile),
@@ -386,6 +397,9 @@ class Hand:
             self.laid_this_turn,
             rng,
         )
+        play.modelled = self.modelled
+        play.done = self.done
+        return play
 
     # -- moves, as the rules make them ---------------------------------------------------
 
@@ -610,19 +624,43 @@ class Hand:
         return keep
 
     def play_turn(self) -> None:
-        """The seat to move plays its whole turn by the policy."""
-        if self.wants_top():
+        """The seat to move plays its whole turn by the policy (or, for a seat in
+        ``modelled``, by the bundled heuristic's rules)."""
+        heuristic = self.modelled[self.turn]
+        if model.wants_top(self) if heuristic else self.wants_top():
             self.take()
         else:
             self.draw()
         self.finish_turn()
 
     def finish_turn(self) -> None:
-        """After drawing: lay, hit, and discard by the policy."""
+        """After drawing: lay, hit, and discard by the policy (or the heuristic's rules)."""
+        if self.modelled[self.turn]:
+            self.heuristic_rest()
+            return
         self.lay_and_hit()
         if self.over:
             return
         card, target = self.first_discard()
+        self.discard(card, target)
+
+    def heuristic_rest(self) -> None:
+        """The bundled heuristic's turn after drawing: lay the phase down if it can, hit what
+        fits, discard."""
+        seat = self.turn
+        phase = self.phase[seat]
+        if not self.laid[seat] and phase is not None and can_lay(phase, self.hands[seat]):
+            built = layout(phase, self.hands[seat])
+            if built is not None:
+                self.lay(built)
+        while self.laid[seat] and not self.over:
+            found = model.hit(self)
+            if found is None:
+                break
+            self.hit(*found)
+        if self.over:
+            return
+        card, target = model.discard(self)
         self.discard(card, target)
 
     def play_out(self, horizon: int) -> None:
