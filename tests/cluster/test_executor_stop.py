@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,15 @@ def stuck(marker: str) -> None:
     time.sleep(3600)
 
 
+def wait_for_exit_codes(processes: list[Any]) -> None:
+    """The executor's own thread may be reaping a worker at this moment (it joins them after a
+    shutdown, and the exit code is set by whichever thread reaps): wait for the exit codes
+    rather than read them at once (CI once read None for a worker already gone)."""
+    deadline = time.monotonic() + 10
+    while any(p.exitcode is None for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_workers_deaf_to_sigterm_are_killed_after_the_grace(tmp_path: Path) -> None:
     workers = Workers(2, initializer=deaf)
     assert workers.executor.submit(sum, [1, 2]).result(timeout=30) == 3
@@ -36,11 +46,7 @@ def test_workers_deaf_to_sigterm_are_killed_after_the_grace(tmp_path: Path) -> N
     processes = workers.processes
     assert len(processes) == 2 and all(p.is_alive() for p in processes)
     workers.stop(grace=1.0)  # a SIGTERM alone never ends these workers
-    # The executor's own thread may be reaping a worker at this moment (it joins them after a
-    # shutdown): wait for the exit codes rather than read them at once.
-    deadline = time.monotonic() + 10
-    while any(p.exitcode is None for p in processes) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for_exit_codes(processes)
     assert all(p.exitcode == -signal.SIGKILL for p in processes), [p.exitcode for p in processes]
     assert not any(f.done() and not f.cancelled() and f.exception() is None for f in started)
 
@@ -54,4 +60,5 @@ def test_stopping_workers_that_end_on_sigterm_kills_none(tmp_path: Path) -> None
         time.sleep(0.05)
     processes = workers.processes
     workers.stop(grace=30.0)
+    wait_for_exit_codes(processes)
     assert all(p.exitcode == -signal.SIGTERM for p in processes), [p.exitcode for p in processes]
