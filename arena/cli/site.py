@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from arena.cli.common import WORKERS, league_path, open_league
-from arena.league.config import MAX_SECONDS
+from arena.league.config import MAX_SECONDS, MAX_WORKERS
 from arena.runtime.sandbox import protect
 from arena.site import build_site
 from arena.site.build import MatchPages
@@ -45,9 +45,8 @@ def default_out(name: str) -> Path:
 @click.option(
     "--workers",
     type=WORKERS,
-    default=1,
-    show_default=True,
-    help="Processes rendering match pages.",
+    default=None,
+    help="Processes rendering match pages [default: one per core].",
 )
 @click.option(
     "--matches",
@@ -59,10 +58,14 @@ def default_out(name: str) -> Path:
 )
 @click.option("--quiet", is_flag=True, help="No progress line.")
 def leaderboard(
-    name: str, out: Path | None, full: bool, workers: int, matches: str, quiet: bool
+    name: str, out: Path | None, full: bool, workers: int | None, matches: str, quiet: bool
 ) -> None:
     """Render league L's leaderboard site (static HTML; works from file://)."""
     target = out or default_out(name)
+    if workers is None:
+        from arena.run.local import cpu_count
+
+        workers = min(cpu_count(), MAX_WORKERS)
 
     def progress(n: int) -> None:
         if not quiet:

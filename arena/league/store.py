@@ -725,11 +725,6 @@ class StoreReader:
         }
         return data
 
-    def last_finished(self) -> str:
-        """When the latest result was stored ("" if none is)."""
-        row = self.db.execute("SELECT MAX(finished_at) FROM results").fetchone()
-        return "" if row[0] is None else str(row[0])
-
     def stored_results(self) -> Iterator[StoredResult]:
         """Every stored result with its schedule row and fault rows, in schedule order (a
         result with no scheduled match first), for the audit: nothing is checked here, and a

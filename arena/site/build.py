@@ -26,6 +26,7 @@ from typing import Any
 
 import jinja2
 import orjson
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from arena import resources
@@ -73,6 +74,9 @@ SEARCH_CHUNK = 1000
 the chunks new matches landed in."""
 CHUNK = 500
 RECENT = 20
+POOL_FROM = 4
+"""Fewer match pages than this to render are rendered in the building process, whatever the
+number of workers."""
 
 
 class MatchPages(enum.StrEnum):
@@ -100,9 +104,37 @@ class BuildReport:
     """Match pages rendered (all of the new matches', or some: :class:`MatchPages`)."""
 
 
+class TemplateCache(jinja2.FileSystemBytecodeCache):
+    """The compiled templates kept between runs, in jinja2's own per-user folder (created
+    private, refused if another user owns it), as ``arena-site-*.cache`` keyed by each
+    template's name and source: compiling the site's templates costs every build a quarter of
+    a second. A cache that cannot be written is skipped, never an error of the build."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        super().__init__(directory, "arena-site-%s.cache")
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().load_bytecode(bucket)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def template_cache() -> jinja2.BytecodeCache | None:
+    """:class:`TemplateCache`, or none where jinja2's folder cannot be had (no writable
+    temporary folder, or one owned by another user)."""
+    try:
+        return TemplateCache()
+    except (OSError, RuntimeError):
+        return None
+
+
 def environment(templates: Path = TEMPLATES) -> jinja2.Environment:
     """The site's jinja2 environment: autoescaped, and loud about anything undefined."""
     env = jinja2.Environment(
+        bytecode_cache=template_cache(),
         loader=jinja2.FileSystemLoader(templates),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -339,12 +371,11 @@ class Site(Pages):
         self, ids: Iterable[str], reader: StoreReader, progress: Callable[[int], None] | None
     ) -> int:
         """Render the pages of the matches ``ids`` that have none on disk; how many."""
+        missing = [i for i in ids if not (self.out / match_path(i)).is_file()]
         count = 0
         chunk: list[StoredMatch] = []
-        with self.pool() as pool:
-            for match_id in ids:
-                if (self.out / match_path(match_id)).is_file():
-                    continue
+        with self.pool(len(missing)) as pool:
+            for match_id in missing:
                 m = reader.result(match_id)
                 if m is None:
                     continue
@@ -360,9 +391,11 @@ class Site(Pages):
         return count
 
     @contextlib.contextmanager
-    def pool(self) -> Iterator[Executor | None]:
-        """Processes rendering match pages (none: in this one), shut down on leaving."""
-        if self.workers <= 1:
+    def pool(self, pages: int | None = None) -> Iterator[Executor | None]:
+        """Processes rendering match pages (none: in this one, also when fewer than
+        :data:`POOL_FROM` ``pages`` are to be rendered: starting them would cost more), shut
+        down on leaving."""
+        if self.workers <= 1 or (pages is not None and pages < POOL_FROM):
             yield None
             return
         pool = ProcessPoolExecutor(
@@ -382,7 +415,8 @@ class Site(Pages):
             for m in chunk:
                 self.match_page(m)
         else:
-            self.pages += sum(pool.map(_render_match, chunk, chunksize=8))
+            size = max(1, min(8, len(chunk) // (4 * self.workers)))  # even shares of a few
+            self.pages += sum(pool.map(_render_match, chunk, chunksize=size))
 
     def ingest(
         self,
@@ -424,6 +458,7 @@ class Site(Pages):
                     tally.add(m.game, m.batch, m.bots, ranks, scores, faulted)
                     tally.add_usage(m.game, m.bots, m.record.get("usage"))
                 cache.add_tally(tally)
+                cache.saw_finished(m.finished_at for m in chunk)
                 cache.put("store_row", str(chunk[-1].row))
             chunk.clear()
 
@@ -498,7 +533,7 @@ class Site(Pages):
         rating = self.league.config.rating
         newcomer = rating.mu - 3 * rating.sigma
         ranking = overall_rows(overall(multi, newcomer), self.bots, perf)
-        last = reader.last_finished()
+        last = cache.last_finished()
         played = cache.match_count()
         planned = self.league.store.planned_matches()
         recent = self.lines(cache.recent(RECENT))

@@ -336,6 +336,22 @@ class SiteCache:
             [(g, b, *v) for (g, b), v in tally.usage.items()],
         )
 
+    def last_finished(self) -> str:
+        """When the latest match the site has taken in finished ("" if none): kept as they
+        are taken in (:meth:`saw_finished`), so a build reads no store table for it (the
+        store's results are not indexed by time: a scan of every record)."""
+        kept = self.get("last_finished")
+        if kept or not self.match_count():
+            return kept
+        row = self.db.execute("SELECT MAX(finished_at) FROM matches").fetchone()
+        return str(row[0])
+
+    def saw_finished(self, finished: Iterable[str]) -> None:
+        """Matches that finished at these times were taken in."""
+        latest = max(finished, default="")
+        if latest > self.last_finished():
+            self.put("last_finished", latest)
+
     def match_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
@@ -352,7 +368,13 @@ class SiteCache:
     )
 
     def list_size(self, kind: MatchList, key: str | int | None) -> int:
-        sql, args = self._list_query(kind, key, "COUNT(*)")
+        args: list[object]
+        if kind == MatchList.BOT:  # counted on its own index, without the join
+            sql, args = "SELECT COUNT(*) FROM match_bots WHERE bot = ?", [key]
+        elif kind == MatchList.FAULTS:
+            sql, args = "SELECT COUNT(*) FROM faulted_matches", []
+        else:
+            sql, args = self._list_query(kind, key, "COUNT(*)")
         return int(self.db.execute(sql, args).fetchone()[0])
 
     def list_page(
@@ -363,8 +385,18 @@ class SiteCache:
         return self._rows(sql + " ORDER BY m.seq LIMIT ? OFFSET ?", [*args, limit, offset])
 
     def list_rows(self, kind: MatchList, key: str | int | None, offset: int) -> Iterator[MatchRow]:
-        """Members of a match list from position ``offset`` on, oldest first (streamed)."""
+        """Members of a match list from position ``offset`` on, oldest first (streamed).
+
+        SQLite walks the rows an ``OFFSET`` skips, so a list's last pages (what a build after
+        new matches writes) are read newest first instead, as many as there are past
+        ``offset``, and turned round (half a second on a 100,000-match league's lists)."""
         sql, args = self._list_query(kind, key, self._COLUMNS)
+        if offset > 0:
+            tail = self.list_size(kind, key) - offset
+            if tail <= offset:
+                rows = self._rows(sql + " ORDER BY m.seq DESC LIMIT ?", [*args, max(tail, 0)])
+                yield from reversed(rows)
+                return
         for r in self.db.execute(sql + " ORDER BY m.seq LIMIT -1 OFFSET ?", [*args, offset]):
             yield match_row(r)
 
@@ -375,13 +407,15 @@ class SiteCache:
             return f"SELECT {columns} FROM matches m", []
         if kind == MatchList.GAME:
             return f"SELECT {columns} FROM matches m WHERE m.game = ?", [key]
+        # A bot's matches and the faulted ones as a membership test, not a join: the rows
+        # are then read in the order of ``matches`` itself, so newest first stops at the page
+        # (a join sorted 50,000 rows to give the last 100).
         if kind == MatchList.BOT:
-            return (
-                f"SELECT {columns} FROM match_bots b JOIN matches m USING (seq) WHERE b.bot = ?",
-                [key],
-            )
+            where = "m.seq IN (SELECT seq FROM match_bots WHERE bot = ?)"
+            return f"SELECT {columns} FROM matches m WHERE {where}", [key]
         if kind == MatchList.FAULTS:
-            return f"SELECT {columns} FROM faulted_matches f JOIN matches m USING (seq)", []
+            where = "m.seq IN (SELECT seq FROM faulted_matches)"
+            return f"SELECT {columns} FROM matches m WHERE {where}", []
         raise ValueError(f"no match list {kind!r}")
 
     def recent(self, limit: int, bot: int | None = None) -> list[MatchRow]:

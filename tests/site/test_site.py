@@ -6,6 +6,7 @@ import html.parser
 import json
 import os
 import shutil
+import sqlite3
 import threading
 import urllib.request
 from collections.abc import Iterator
@@ -345,6 +346,21 @@ def test_a_rebuild_renders_only_the_new_matches(tmp_path: Path) -> None:
         assert max(b for b, _, _ in cache.history(1)["take5"]) == 2
     listing = (site / "matches" / "all" / "index.html").read_text("utf-8")
     assert all(m in listing for m in new_ids)
+    with sqlite3.connect(folder / "league.db") as db:
+        (latest,) = db.execute("SELECT MAX(finished_at) FROM results").fetchone()
+    assert f'datetime="{latest}"' in (site / "index.html").read_text("utf-8")
+
+
+def test_a_list_read_from_any_position_is_the_rest_of_the_whole_list(
+    built: tuple[Path, Path],
+) -> None:
+    _, site = built
+    with SiteCache.open(site) as cache:
+        for kind, key in [("all", None), ("faults", None), ("game", "take5"), ("bot", 1)]:
+            whole = list(cache.list_rows(kind, key, 0))
+            assert cache.list_size(kind, key) == len(whole) > 0, kind
+            for offset in range(len(whole) + 2):
+                assert list(cache.list_rows(kind, key, offset)) == whole[offset:]
 
 
 def test_a_different_league_in_the_same_folder_starts_over(tmp_path: Path) -> None:
@@ -480,3 +496,48 @@ def test_a_site_without_stderr_shows_no_tail_anywhere(
     with League.open(folder) as league:
         build_site(league, out)
     assert tails(out) > 0
+
+
+def test_compiled_templates_are_kept_and_a_cache_that_cannot_be_written_is_skipped(
+    tmp_path: Path,
+) -> None:
+    kept = build.TemplateCache(str(tmp_path))
+    env = build.environment()
+    env.bytecode_cache = kept
+    assert "Rules" in env.get_template("rules_index.html").render(
+        root="", path="rules/index.html", games=[], title="Rules", specs=[]
+    )
+    cached = {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
+    assert len(cached) == 2 and all(p.name.startswith("arena-site-") for p in cached)
+    again = build.environment()
+    again.bytecode_cache = build.TemplateCache(str(tmp_path))
+    compiled = []
+    again.compile = lambda *a, **k: compiled.append(a)  # type: ignore[method-assign]
+    again.get_template("rules_index.html")
+    assert compiled == [] and {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == cached
+    blocked = tmp_path / "a file, not a folder"
+    blocked.write_text("x")
+    env = build.environment()
+    env.bytecode_cache = build.TemplateCache(str(blocked))
+    assert "Rules" in env.get_template("rules_index.html").render(
+        root="", path="rules/index.html", games=[], title="Rules", specs=[]
+    )
+
+
+def test_match_pages_rendered_by_worker_processes_are_the_ones_rendered_here(
+    tmp_path: Path,
+) -> None:
+    folder = make_league(tmp_path / "league", games=["take5", "ten"], batches=2, tables=2)
+    with League.open(folder) as league:
+        here = build_site(league, tmp_path / "here", workers=1)
+        there = build_site(league, tmp_path / "there", workers=2)
+    assert here.match_pages == there.match_pages >= build.POOL_FROM
+
+    def pages(site: Path) -> dict[str, bytes]:
+        return {
+            str(p.relative_to(site)): p.read_bytes()
+            for p in (site / "matches" / "m").rglob("*")
+            if p.is_file()
+        }
+
+    assert pages(tmp_path / "here") == pages(tmp_path / "there") != {}
