@@ -19,7 +19,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -316,10 +316,11 @@ def _start_worker(
     _worker = Pages(out, templates, bots, games, stderr)
 
 
-def _render_match(m: StoredMatch) -> int:
+def _render_matches(chunk: Sequence[StoredMatch]) -> int:
     assert _worker is not None
-    _worker.match_page(m)
-    return 1
+    for m in chunk:
+        _worker.match_page(m)
+    return len(chunk)
 
 
 class Site(Pages):
@@ -341,11 +342,17 @@ class Site(Pages):
         self.workers = workers
         self.link_all = link_all
         self.match_pages = 0
+        self.rendering: list[Future[int]] = []
+        """Match pages the workers are rendering while this process writes the others."""
+        self.pending: set[str] = set()
+        """The matches whose pages are among :attr:`rendering`."""
 
     def linked(self, match_id: str) -> bool:
-        """Whether a list may link to the match's page: it is on disk (or, for a site a
-        server renders on demand, always)."""
-        return self.link_all or (self.out / match_path(match_id)).is_file()
+        """Whether a list may link to the match's page: it is on disk or being rendered (or,
+        for a site a server renders on demand, always)."""
+        return (
+            self.link_all or match_id in self.pending or (self.out / match_path(match_id)).is_file()
+        )
 
     def lines(self, rows: Sequence[MatchRow]) -> list[MatchLine]:
         return match_lines(rows, self.bots, self.linked)
@@ -367,34 +374,42 @@ class Site(Pages):
         faults = [f.match_id for bot in self.bots for f in reader.faults_of(bot)]
         return list(dict.fromkeys(ids + faults))
 
+    def missing(self, ids: Iterable[str]) -> list[str]:
+        """The matches of ``ids`` with no page on disk."""
+        return [i for i in ids if not (self.out / match_path(i)).is_file()]
+
     def render_missing(
-        self, ids: Iterable[str], reader: StoreReader, progress: Callable[[int], None] | None
+        self,
+        ids: Sequence[str],
+        reader: StoreReader,
+        progress: Callable[[int], None] | None,
+        pool: Executor | None,
     ) -> int:
-        """Render the pages of the matches ``ids`` that have none on disk; how many."""
-        missing = [i for i in ids if not (self.out / match_path(i)).is_file()]
+        """Render the pages of the matches ``ids``; how many. With ``pool``, the last
+        :data:`CHUNK` of them may still be rendering on return (:meth:`finish`)."""
         count = 0
         chunk: list[StoredMatch] = []
-        with self.pool(len(missing)) as pool:
-            for match_id in missing:
-                m = reader.result(match_id)
-                if m is None:
-                    continue
-                chunk.append(m)
-                count += 1
-                if len(chunk) >= CHUNK:
-                    self.render_matches(chunk, pool)
-                    chunk.clear()
-                    if progress:
-                        progress(count)
-            if chunk:
+        for match_id in ids:
+            m = reader.result(match_id)
+            if m is None:
+                continue
+            chunk.append(m)
+            count += 1
+            if len(chunk) >= CHUNK:
                 self.render_matches(chunk, pool)
+                self.finish()
+                chunk = []
+                if progress:
+                    progress(count)
+        if chunk:
+            self.render_matches(chunk, pool)
         return count
 
     @contextlib.contextmanager
     def pool(self, pages: int | None = None) -> Iterator[Executor | None]:
         """Processes rendering match pages (none: in this one, also when fewer than
         :data:`POOL_FROM` ``pages`` are to be rendered: starting them would cost more), shut
-        down on leaving."""
+        down on leaving, once what they were given is rendered (:meth:`finish`)."""
         if self.workers <= 1 or (pages is not None and pages < POOL_FROM):
             yield None
             return
@@ -406,17 +421,33 @@ class Site(Pages):
         )
         try:
             yield pool
+            self.finish()
         finally:
-            pool.shutdown()
+            pool.shutdown(cancel_futures=True)
 
     def render_matches(self, chunk: Sequence[StoredMatch], pool: Executor | None) -> None:
+        """Render these matches' pages here, or hand them to ``pool`` in even shares (the
+        pages are counted, and a worker's error raised, by :meth:`finish`)."""
         self.match_pages += len(chunk)
         if pool is None:
             for m in chunk:
                 self.match_page(m)
-        else:
-            size = max(1, min(8, len(chunk) // (4 * self.workers)))  # even shares of a few
-            self.pages += sum(pool.map(_render_match, chunk, chunksize=size))
+            return
+        # The longest games first: a long Phase 10 game's page costs many short ones', and
+        # started last it would keep one worker busy after the others are done.
+        ordered = sorted(chunk, key=lambda m: -len(m.record.get("actions", ())))
+        size = max(1, min(8, len(chunk) // (4 * self.workers)))
+        for start in range(0, len(ordered), size):
+            part = ordered[start : start + size]
+            self.rendering.append(pool.submit(_render_matches, part))
+            self.pending.update(m.match_id for m in part)
+
+    def finish(self) -> None:
+        """Wait for the pages handed to the workers."""
+        for future in self.rendering:
+            self.pages += future.result()
+        self.rendering.clear()
+        self.pending.clear()
 
     def ingest(
         self,
@@ -432,8 +463,9 @@ class Site(Pages):
         chunk: list[StoredMatch] = []
 
         def flush() -> None:
-            if render:
+            if render:  # the pages first: a match is remembered once its page is written
                 self.render_matches(chunk, pool)
+                self.finish()
             tally = Tally.empty()
             with cache.transaction():
                 for m in chunk:
@@ -802,15 +834,18 @@ def build_site(
         else:
             sizes_before = site.list_sizes(cache)
         new = site.ingest(cache, reader, progress, render=matches == MatchPages.ALL)
+        todo: list[str] = []
         if matches == MatchPages.ALL and before != MatchPages.ALL:
-            rows = cache.list_rows(MatchList.ALL, None, 0)
-            site.render_missing((r.match_id for r in rows), reader, progress)
+            todo = site.missing(r.match_id for r in cache.list_rows(MatchList.ALL, None, 0))
         elif matches == MatchPages.RECENT:
-            site.render_missing(site.front_matches(cache, reader), reader, None)
+            todo = site.missing(site.front_matches(cache, reader))
+        # The summary pages are written while the workers render the last match pages.
+        with site.pool(len(todo)) as pool:
+            site.render_missing(todo, reader, progress if todo else None, pool)
+            rated = site.advance_history(cache)
+            site.summary_pages(cache, reader, sizes_before)
         cache.put("match_pages", matches.value)
         cache.put("links", links)
-        rated = site.advance_history(cache)
-        site.summary_pages(cache, reader, sizes_before)
     return BuildReport(
         new, site.pages, rated, time.monotonic() - began, full or stale, site.match_pages
     )

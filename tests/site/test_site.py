@@ -5,6 +5,7 @@ from __future__ import annotations
 import html.parser
 import json
 import os
+import re
 import shutil
 import sqlite3
 import threading
@@ -541,3 +542,25 @@ def test_match_pages_rendered_by_worker_processes_are_the_ones_rendered_here(
         }
 
     assert pages(tmp_path / "here") == pages(tmp_path / "there") != {}
+
+
+def test_recent_match_pages_rendered_by_workers_are_linked_as_the_ones_rendered_here(
+    tmp_path: Path,
+) -> None:
+    folder = make_league(tmp_path / "league", games=["take5", "ten"], batches=2, tables=2)
+    with League.open(folder) as league:
+        here = build_site(league, tmp_path / "here", matches=build.MatchPages.RECENT)
+        there = build_site(league, tmp_path / "there", workers=2, matches=build.MatchPages.RECENT)
+    assert here.match_pages == there.match_pages >= build.POOL_FROM
+    for name in ("index.html", "matches/all/index.html", "games/take5.html"):
+        assert (tmp_path / "here" / name).read_text("utf-8") == (
+            tmp_path / "there" / name
+        ).read_text("utf-8"), name
+    index = (tmp_path / "there" / "index.html").read_text("utf-8")
+    linked = re.findall(r'href="(matches/m/[^"]+\.html)"', index)
+    assert linked and all((tmp_path / "there" / m).is_file() for m in linked)
+    with League.open(folder) as league:  # a page still being rendered is linked already
+        site = build.Site(league, tmp_path / "empty")
+        assert not site.linked("m-x")
+        site.pending.add("m-x")
+        assert site.linked("m-x")
