@@ -23,7 +23,7 @@ DATA = "_data"
 """The package's folder of copies, inside ``arena``."""
 FOLDERS = ("templates", "bots", "seeds", "protocol")
 """The top-level folders of the repository that the build copies into ``arena/_data``."""
-BUNDLED_BOTS = ("random", "heuristic", "js-random")
+BUNDLED_BOTS = ("random", "heuristic", "js-random", "reference")
 """The bundled bots, folders of ``bots/``; ``bundled:NAME`` names one (see arena.runtime.manifest)."""
 BUNDLED_PREFIX = "bundled:"
 
@@ -88,7 +88,8 @@ def bots() -> Path:
 
 
 def bundled_bot(name: str) -> Path:
-    """The folder of bundled bot ``name`` (``random``, ``heuristic``, ``js-random``)."""
+    """The folder of bundled bot ``name`` (``random``, ``heuristic``, ``js-random``,
+    ``reference``)."""
     if name not in BUNDLED_BOTS:
         known = ", ".join(BUNDLED_PREFIX + b for b in BUNDLED_BOTS)
         raise ResourceMissing(f"no bundled bot {name!r} (bundled: {known})")

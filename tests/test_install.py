@@ -103,7 +103,8 @@ def test_the_demo_enters_the_bundled_bots_not_cwd_relative_paths() -> None:
     for bot in DEMO_BOTS:
         load_bot(bot)  # each resolves without a repository folder next to the cwd
     bundled = {b.removeprefix("bundled:") for b in DEMO_BOTS if b.startswith("bundled:")}
-    assert bundled == set(resources.BUNDLED_BOTS)
+    # Every bundled bot but the reference bot: its search takes the demo far past its time.
+    assert bundled == set(resources.BUNDLED_BOTS) - {"reference"}
 
 
 def test_the_packaged_copy_wins_over_the_repository(

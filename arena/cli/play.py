@@ -187,9 +187,9 @@ def play(
     (--fixed-seats keeps the order).
 
     A bot is a folder with a bot.toml, an executable file, builtin:random, builtin:first, a
-    bundled bot (bundled:random, bundled:heuristic, bundled:js-random: found wherever arena is
-    installed), or human (you, at this terminal). With no bots, in-process random players take
-    --seats seats.
+    bundled bot (bundled:random, bundled:heuristic, bundled:js-random, bundled:reference: found
+    wherever arena is installed), or human (you, at this terminal). With no bots, in-process
+    random players take --seats seats.
 
     \b
     Examples:
