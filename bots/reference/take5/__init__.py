@@ -96,8 +96,6 @@ RULE_WEIGHT = 0.38
 """A rule player's share of a round's heads next to a random player's (see
 :func:`expected_rates`): 0.38 / (0.38 + 3) of 52 is the 5.9 heads the heuristic takes a round
 against 3 random players (measured)."""
-ACTION_COST = 0
-WORLD_COST = 0
 TIE_WEIGHT = 0.002
 """The weight of the heads given away (others' mean minus own) next to the chance to win."""
 TIME_SHARE = 0.4
@@ -727,9 +725,8 @@ class Searcher:
         sums = [0.0] * len(legal)
         share = budget // max(1, math.ceil(math.log2(len(legal))))
         done = spent = 0
-        cost = tricks + ACTION_COST
-        cut = self.stage(share, len(alive), cost)
-        while done < worlds and spent + len(alive) * cost + WORLD_COST <= budget and clock.left():
+        cut = self.stage(share, len(alive), tricks)
+        while done < worlds and spent + len(alive) * tricks <= budget and clock.left():
             hands = deal.next()
             scores = self.evaluate(
                 hands, deal.world, observation, [legal[i] for i in alive], flags, row_decision
@@ -737,23 +734,23 @@ class Searcher:
             for i, s in zip(alive, scores, strict=True):
                 sums[i] += outlook.value([b + h for b, h in zip(base, s, strict=True)])
             done += 1
-            spent += len(alive) * cost + WORLD_COST
+            spent += len(alive) * tricks
             if done == cut:
                 alive.sort(key=lambda i: (-sums[i], i != fallback, i))
                 del alive[(len(alive) + 1) // 2 :]
                 alive.sort()
-                cut = done + self.stage(share, len(alive), cost)
+                cut = done + self.stage(share, len(alive), tricks)
         if not done:
             return self.searched(fallback, 0, 0)
         best = max(alive, key=lambda i: (sums[i], i == fallback, -i))
         return self.searched(best, done, spent)
 
     @staticmethod
-    def stage(share: int, alive: int, cost: int) -> int:
+    def stage(share: int, alive: int, tricks: int) -> int:
         """How many worlds the next stage plays before the worse half drops out: its share of
         the budget over what a world costs now (at least one); the last two play on to the
         end (0: no cut)."""
-        return 0 if alive <= 2 else max(1, share // (alive * cost))
+        return 0 if alive <= 2 else max(1, share // (alive * tricks))
 
     def searched(self, choice: int, worlds: int, tricks: int) -> int:
         """Note what a decision searched, and return its choice."""
