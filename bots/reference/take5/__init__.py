@@ -16,11 +16,14 @@ them, and the bot won 87% of 100 games (in-process) against 3 random players, 96
 Value: what counts is winning the game, not the round. A playout's heads are turned into this
 seat's chance to win (:class:`Outlook`): exact when the round ends the game (the lowest total
 wins), otherwise from a normal model of the rounds still to come (each seat adds its own rate
-of heads a round, give or take 8.5, for as many rounds as the first seat to reach the end leaves):
-the rate is the seat's heads per round so far, shrunk to the mean of 13 with the weight of one
-round, so a random player, who takes about three times this bot's heads, is not a close rival
-at ten heads ahead. Ten heads matter more near the end, and against the closest rival more than
-against the last. The heads this seat
+of heads a round, give or take ``ROUND_SD`` times the root of that rate, for as many rounds as
+the first seat to reach the end leaves): the rate is the seat's heads per round so far, shrunk
+with the weight of two rounds to a prior by how it plays (:func:`expected_rates`: a round's 52
+heads shared out with a weight of 1 per random player and 0.38 per rule player, so 13 each
+among equals, 6 against 16 for a rule player among random ones, as measured). So a random
+player is not a close rival at ten heads ahead from the first round on, and this seat's own
+heads are its main risk against them. Ten heads matter more near the end, and against the
+closest rival more than against the last. The heads this seat
 gives away against the others break ties (when the chance hardly moves: early, or a game won or
 lost).
 
@@ -77,19 +80,22 @@ EPSILON = 0.02
 :class:`Opponents`)."""
 PRIOR_RANDOM = 0.5
 """The odds that an opponent plays at random before any of its cards is seen."""
-ROUND_SD = 8.5
-"""The spread of the heads a seat takes in a round (their mean, about 13, is the same for every
-seat and cancels; 4 seats, heuristic or random players, measured): the model of the rounds to
-come."""
+ROUND_SD = 2.33
+"""The spread of the heads a seat takes in a round, over the square root of its mean rate (4
+seats, measured: about 5.7 for a heuristic player taking 5.9 a round against 3 random ones, 9.0
+for a random player taking 15.7, 8.5 at the mean of 13): the model of the rounds to come."""
 ROUNDS_PER_HEADS = 19.0
 """After a round whose leader has L heads, about ``1 + (end - 5 - L) / 19`` rounds are left
 (measured over games of 4 seats)."""
 ROUND_MEAN = 13.0
 """The heads a seat takes in a round on average (4 seats, heuristic or random players): the
 prior of each seat's own rate."""
-PRIOR_ROUNDS = 1.0
+PRIOR_ROUNDS = 2.0
 """How many rounds' worth of weight that prior has against the rounds a seat has played."""
-DRIFT = True
+RULE_WEIGHT = 0.38
+"""A rule player's share of a round's heads next to a random player's (see
+:func:`expected_rates`): 0.38 / (0.38 + 3) of 52 is the 5.9 heads the heuristic takes a round
+against 3 random players (measured)."""
 TIE_WEIGHT = 0.002
 """The weight of the heads given away (others' mean minus own) next to the chance to win."""
 TIME_SHARE = 0.4
@@ -513,6 +519,22 @@ HERMITE = (
 """Gauss-Hermite nodes and weights for an expectation over a standard normal (5 points)."""
 
 
+def expected_rates(before: list[int], played: int, odds: list[float]) -> list[float]:
+    """The heads each seat is expected to take a round from now on: its heads per round so
+    far (``before``, over ``played`` rounds), shrunk to a prior with the weight of
+    ``PRIOR_ROUNDS`` rounds. The prior depends on how the seat plays (``odds``: its chance to
+    play at random, 0 for this seat): a round's heads, about ``ROUND_MEAN`` a seat, are shared
+    out in proportion to 1 for a random player and ``RULE_WEIGHT`` for one that plays by the
+    heuristic's rule, so four of a kind take 13 each, and against three random players a rule
+    player takes about 6 and each random one about 16 (measured)."""
+    weights = [p + (1.0 - p) * RULE_WEIGHT for p in odds]
+    table = ROUND_MEAN * len(before) / sum(weights)
+    return [
+        (t + PRIOR_ROUNDS * table * w) / (played + PRIOR_ROUNDS)
+        for t, w in zip(before, weights, strict=True)
+    ]
+
+
 def normal_cdf(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
@@ -565,18 +587,19 @@ class Outlook:
         rounds = max(
             1.0, min(1.0 + (end - 5 - t) / (r + extra) for t, r in zip(after, rates, strict=True))
         )
-        sd = ROUND_SD * math.sqrt(rounds)
         mine += rounds * rates[self.seat]
+        sds = [ROUND_SD * math.sqrt(max(1.0, r) * rounds) for r in rates]
+        own = sds[self.seat]
         gaps = [
-            (t + rounds * r - mine) / sd
-            for s, (t, r) in enumerate(zip(after, rates, strict=True))
+            ((t + rounds * r - mine) / sd, own / sd)
+            for s, (t, r, sd) in enumerate(zip(after, rates, sds, strict=True))
             if s != self.seat
         ]
         total = 0.0
         for z, weight in HERMITE:
             product = weight
-            for gap in gaps:
-                product *= normal_cdf(gap - z)
+            for gap, ratio in gaps:
+                product *= normal_cdf(gap - ratio * z)
             total += product
         return total
 
@@ -695,9 +718,9 @@ class Searcher:
             and observation["round"] >= settings["max_rounds"]
         )
         before = [t - b for t, b in zip(totals, base, strict=True)]
-        played = observation["round"] - 1
-        rates = [(t + PRIOR_ROUNDS * ROUND_MEAN) / (played + PRIOR_ROUNDS) for t in before]
-        outlook = Outlook(self.seat, before, settings, last, rates if DRIFT else None)
+        odds = self.opponents.random_odds() if self.opponents else [0.0] * len(before)
+        rates = expected_rates(before, observation["round"] - 1, odds)
+        outlook = Outlook(self.seat, before, settings, last, rates)
         alive = list(range(len(legal)))
         sums = [0.0] * len(legal)
         share = budget // max(1, math.ceil(math.log2(len(legal))))
