@@ -1,7 +1,8 @@
 """A pool of live bots, kept across matches: each bot process starts once and is reused.
 
 The league's workers each hold one :class:`BotPool` for their whole life and pass it to
-:func:`arena.match.run_match` for every match; a process is restarted only after a fault.
+:func:`arena.match.run_match` for every match; a process is restarted only after a fault, or
+before a match when it nears its lifetime CPU limit.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ from arena.runtime.botproc import (
 from arena.runtime.manifest import BotKind, BotSpec, FirstAgent, RandomAgent
 from arena.runtime.sandbox import SandboxUnavailable, confine
 from arena.runtime.scratch import default_root, make_scratch, remove_tree, sweep
+from arena.runtime.usage import tracker_of
+
+RETIRE_AT = 0.5
+"""The share of its lifetime CPU limit past which a live bot process is replaced before its
+next match: a match may then use up to the other half without the kernel's ``SIGXCPU``."""
 
 
 class BotPool:
@@ -80,6 +86,8 @@ class BotPool:
         self._match_began = 0
         self.evicted = 0
         """Bots closed to keep under :attr:`RunLimits.live_bots`."""
+        self.retired = 0
+        """Bots replaced near their lifetime CPU limit (:meth:`_worn`)."""
         self._scratch: dict[tuple[str, int], Path] = {}
         self._sigterm: _SigtermExit | None = None
 
@@ -91,10 +99,14 @@ class BotPool:
         self._clock += 1
         live = self._live.get(key)
         if live is not None:
-            if live.alive():
+            worn = self._worn(live)
+            if live.alive() and not worn:
                 self._used[key] = self._clock
                 return live
-            self.discard(bot, slot)  # it died between matches: start a fresh one
+            # It died between matches, or it is near its lifetime CPU limit: a fresh one.
+            if worn:
+                self.retired += 1
+            self.discard(bot, slot)
         if bot.kind is BotKind.PROCESS:
             self._make_room()
         self._used[key] = self._clock
@@ -103,6 +115,16 @@ class BotPool:
             return started
         self._live[key] = started
         return started
+
+    def _worn(self, live: Connection) -> bool:
+        """Whether a live bot process has used :data:`RETIRE_AT` of the CPU time the sandbox
+        allows a process over its whole life (``RLIMIT_CPU``, :attr:`Limits.cpu_seconds`).
+        Reused match after match, any bot would reach it in the end and be killed by the
+        kernel in the middle of a match (a crash it did not cause): so it is replaced first."""
+        tracker = tracker_of(live)
+        if tracker is None or self.limits.sandbox.method == "none":
+            return False
+        return tracker.busiest() >= RETIRE_AT * self.limits.sandbox.cpu_seconds
 
     def _start(self, bot: BotSpec, key: tuple[str, int]) -> Connection | Fault:
         if bot.kind is BotKind.BUILTIN:

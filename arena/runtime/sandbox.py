@@ -143,7 +143,9 @@ class Limits:
     """Address space per process (RLIMIT_AS). Node reserves ≈0.7 GiB of address space before
     running a line, so 1 GiB leaves it little room; 2 GiB suits both node and Python."""
     cpu_seconds: int = 600
-    """CPU time per process over its whole life (RLIMIT_CPU); persistent bots live long."""
+    """CPU time per process over its whole life (RLIMIT_CPU); persistent bots live long, so the
+    pool replaces a bot process that has used half of it before its next match
+    (:data:`arena.runtime.pool.RETIRE_AT`)."""
     processes: int = 64
     """Processes and threads the bot may have at once (RLIMIT_NPROC under a uid of its own)."""
     file_size_mb: int = 64

@@ -206,6 +206,12 @@ class Tracker:
         if self.breach is not None:
             self._kill()
 
+    def busiest(self) -> float:
+        """CPU seconds the most used of its live processes has had over its whole life, at the
+        last sample: what that process's ``RLIMIT_CPU`` is counted against."""
+        with self._sampler.lock:
+            return max((p.own for p in self._procs.values()), default=0) / _TICK
+
     def _kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.leader, signal.SIGKILL)

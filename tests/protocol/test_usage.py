@@ -311,3 +311,22 @@ def test_check_reports_usage_and_a_resources_hint() -> None:
     assert summary is not None and summary.matches == 2
     assert summary.max_cpu_seconds < 0.5
     assert FaultKind.RESOURCES in HINTS
+
+
+def test_a_live_bot_near_its_lifetime_cpu_limit_is_replaced_before_a_match_not_killed_in_one(
+    process_bots: None,
+) -> None:
+    # The burner burns a core from its first match on, about a second of CPU a match: with a
+    # lifetime limit of 3 s per process the kernel would kill the reused process (SIGXCPU)
+    # in its third match, a crash charged to the bot; past half the limit it is replaced.
+    # The system Python, which any uid can run (this venv's lives in a private home).
+    sandbox = Limits(method="rlimits", cpu_seconds=3)
+    burner = bot_file("burner", python="/usr/bin/python3")
+    with BotPool(limits(sandbox=sandbox)) as pool:
+        records = [
+            play(pool, burner, load_bot("builtin:first"), match_id=f"cpu{i}") for i in range(6)
+        ]
+        retired, started = pool.retired, pool.started
+    assert [r.faults for r in records] == [()] * 6
+    assert retired >= 1 and started == 1 + retired
+    assert sum(u.cpu_seconds for r in records if (u := r.usage[0]) is not None) > 3
