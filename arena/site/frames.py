@@ -13,7 +13,7 @@ that patch from what the action changed (Phase 10: from the state's own fields, 
 or draws the whole snapshot and compares it (:func:`diff`). A seat's view is the omniscient view
 of the same frame with the other seats' private zones hidden (:func:`~arena.site.tables.mask`),
 patched only at the frames where the seat's own table differs; for a drawing whose seat tables
-are always that (:attr:`~arena.site.tables.Drawing.masked_views`: Ten, Phase 10) no
+are always that (:attr:`~arena.site.tables.Drawing.masked_views`: every game's) no
 observation is drawn at all, except the acting seat's when its move's words read it.
 
 The data is built compact (:class:`Interner`): each distinct path and text stored once, a patch

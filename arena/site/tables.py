@@ -265,9 +265,9 @@ def take5_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
     if seat is None:
         to_place = view["to_place"]
         chooser = view["row_chooser"]
-    else:
+    else:  # who chooses a row is public: the seat of the card waiting to be placed
         to_place = view.get("to_place", [])
-        chooser = seat if view["decision"] == "row" else None
+        chooser = to_place[0][1] if to_place else None
     zones = [{"title": "Rows", "lines": [list(map(str, row)) for row in view["rows"]]}]
     if to_place:
         note = ", ".join(f"seat {s}" for _, s in to_place)
@@ -756,7 +756,7 @@ def plain_table(view: Mapping[str, JSON], seats: int, seat: int | None) -> Table
 
 
 DRAWINGS: dict[str, Drawing] = {
-    "take5": Drawing(take5_table, take5_faces),
+    "take5": Drawing(take5_table, take5_faces, masked_views=True),
     "ten": Drawing(ten_table, ten_faces, ten_action, masked_views=True),
     "phase10": Drawing(
         phase10_table,

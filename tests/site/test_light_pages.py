@@ -78,9 +78,12 @@ def test_seat_tables_are_the_masked_table_where_the_drawing_says_so(game: str) -
     observations: at every step of these games, for every seat, that is what the seat saw."""
     spec = GAMES[game]
     draw = drawing(game).table
-    options = {"phase10": {"max_hands": 3}}.get(game, {})
+    variants = {
+        "phase10": [{"max_hands": 3}],
+        "take5": [{}, {"tactics": True, "professional": True}, {"more_than": True}],
+    }
     for seats in sorted({spec.min_seats, 3, spec.max_seats}):
-        for seed in range(2):
+        for seed, options in enumerate(variants.get(game, [{}, {}])):
             played = play_local(
                 spec, seed, [RandomPlayer(f"{seed}:{s}") for s in range(seats)], options
             )
