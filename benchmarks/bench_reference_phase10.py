@@ -12,8 +12,13 @@ records it: medians and 95th percentiles over every decision of the hero's seat,
 (a single legal action, a lay-down's steps) included. ``--decision-ms`` sets the arena's free
 time per decision (the bot's search reads it and stays well inside).
 
+``--policy-games N`` also plays N games in-process (no processes, no clock) with the search
+switched off (no worlds), the bot's own playout policy alone against 2 heuristics on the same
+seeds and seats: what the search has to improve on (the last measure: 45% over 600 games, about
+what the search reaches, so the search adds little yet).
+
 Run: python -m benchmarks.bench_reference_phase10 [--games 150] [--random-games 50]
-     [--decision-ms 250] [--first 0]
+     [--decision-ms 250] [--first 0] [--policy-games 0]
 """
 
 from __future__ import annotations
@@ -27,11 +32,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arena.games import get_game  # noqa: E402
 from arena.match import MatchSpec  # noqa: E402
 from arena.runtime.botproc import RunLimits, TimeLimits  # noqa: E402
 from arena.runtime.manifest import BotSpec, load_bot  # noqa: E402
 from arena.runtime.pool import BotPool  # noqa: E402
-from benchmarks.bench_reference import percentile, run_match_timed, wilson  # noqa: E402
+from benchmarks.bench_reference import (  # noqa: E402
+    load_package,
+    percentile,
+    run_match_timed,
+    wilson,
+)
 
 GAME = "phase10"
 SEATS = 3
@@ -66,6 +77,32 @@ def play(
     return wins, times, time.perf_counter() - began, faulty
 
 
+def policy_alone(games: int, first: int = 0) -> int:
+    """The reference bot's wins with its search switched off (its playout policy alone: no
+    worlds) over ``games`` in-process games against 2 heuristics, the seeds and seats as in
+    :func:`play`."""
+    search = load_package(ROOT / "bots" / "reference" / "phase10", "bench_reference_phase10")
+    heuristic = load_package(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
+    told = {"decision_ms": 1000, "bank_ms": 0}
+    wins = 0
+    for k in range(first, first + games):
+        seat = k % SEATS
+        state = get_game(GAME).new(2000 + k, SEATS)
+        options = dict(state.options)
+        searcher = search.Searcher(f"policy-{k}", seat)
+        while not state.is_over():
+            mover = state.to_move()[0]
+            legal = state.legal(mover)
+            observation = state.observation(mover)
+            if mover == seat:
+                index = searcher.choose(observation, legal, options, told, worlds=0)
+            else:
+                index = heuristic.choose(observation, legal)
+            state.apply(mover, legal[index])
+        wins += state.result().ranks[seat] == 1
+    return int(wins)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=150, help="games against 2 heuristics")
@@ -82,6 +119,12 @@ def main() -> None:
         default=0,
         help="the first game's number (its seed and seat follow from it): to split a long run "
         "into parts that together play the same games",
+    )
+    parser.add_argument(
+        "--policy-games",
+        type=int,
+        default=0,
+        help="in-process games of the bot's policy alone (no search) against 2 heuristics",
     )
     args = parser.parse_args()
     limits = RunLimits(time=TimeLimits(decision=args.decision_ms / 1000.0))
@@ -104,6 +147,16 @@ def main() -> None:
             f"ms/decision median {statistics.median(times) * 1e3:6.1f}  "
             f"p95 {percentile(times, 0.95) * 1e3:6.1f}  max {max(times) * 1e3:6.1f}  "
             f"faulty games {faulty}  ({wall:.0f} s)",
+            flush=True,
+        )
+    if args.policy_games:
+        began = time.perf_counter()
+        wins = policy_alone(args.policy_games, args.first)
+        low, high = wilson(wins, args.policy_games)
+        print(
+            f"{'policy':<10} vs 2 {'heuristic':<10} {wins:>4}/{args.policy_games:<4} "
+            f"{wins / args.policy_games:6.1%}  [{low:.1%}, {high:.1%}]  in-process, no search  "
+            f"({time.perf_counter() - began:.0f} s)",
             flush=True,
         )
     print()

@@ -334,3 +334,42 @@ def test_a_world_or_two_never_overrule_the_policy(bot: Any) -> None:
             expected = policy.choose(observation, legal, options, plenty, events, 0)
             assert searcher.choose(observation, legal, options, plenty, events, worlds) == expected
         assert worlds in searcher.worlds_used
+
+
+def test_near_its_lifetime_cpu_limit_it_stops_searching(
+    bot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The arena limits a bot process's CPU over its whole life (RLIMIT_CPU) and reuses it match
+    after match: within ``CPU_SPARE`` seconds of that limit the search stops and the policy
+    plays (in a benchmark the process was killed by SIGXCPU mid-match after about 90 games)."""
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    options = dict(get_game(GAME).new(0, 3).options)
+    seen = decisions(3)
+    policy = bot.Searcher("m", 0)
+    expected = [policy.choose(o, legal, options, plenty, events, 0) for o, legal, events in seen]
+    monkeypatch.setattr(bot, "cpu_left", lambda: bot.CPU_SPARE - 1.0)
+    searcher = bot.Searcher("m", 0)
+    chosen = [searcher.choose(o, legal, options, plenty, events, 3) for o, legal, events in seen]
+    assert chosen == expected
+    assert set(searcher.worlds_used) == {0}
+
+
+def test_it_reads_the_cpu_left_under_a_real_limit() -> None:
+    """:func:`cpu_left` reads the soft RLIMIT_CPU and the CPU used so far (in a child process
+    given a limit of 500 s)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_CPU, (500, 510)); "
+        "sys.path.insert(0, 'bots/reference'); import phase10; print(phase10.cpu_left())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REFERENCE.parents[1],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert 400.0 < float(out) < 500.0
