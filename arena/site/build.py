@@ -436,7 +436,7 @@ class Site(Pages):
         # The longest games first: a long Phase 10 game's page costs many short ones', and
         # started last it would keep one worker busy after the others are done.
         ordered = sorted(chunk, key=lambda m: -len(m.record.get("actions", ())))
-        size = max(1, min(8, len(chunk) // (4 * self.workers)))
+        size = max(1, min(8, len(chunk) // (16 * self.workers)))  # one page a task when few
         for start in range(0, len(ordered), size):
             part = ordered[start : start + size]
             self.rendering.append(pool.submit(_render_matches, part))
