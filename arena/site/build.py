@@ -708,11 +708,11 @@ class Site(Pages):
             pages = max(1, -(-size // PAGE_SIZE))
             first = min(sizes_before.get((kind, str(key)), 0) // PAGE_SIZE, pages - 1)
             rows = cache.list_rows(kind, key, first * PAGE_SIZE)
-            newest: list[MatchRow] = []
+            table = Markup("")
             for page in range(first, pages):
-                newest = list(itertools.islice(rows, PAGE_SIZE))
-                self.write_list_page(newest, heading, folder, page, pages, False)
-            self.write_list_page(newest, heading, folder, pages - 1, pages, True)
+                table = self.list_table(folder, list(itertools.islice(rows, PAGE_SIZE)))
+                self.write_list_page(table, heading, folder, page, pages, False)
+            self.write_list_page(table, heading, folder, pages - 1, pages, True)
             directory.append((heading, f"{folder}/index.html", size, kind))
         total = cache.list_size(MatchList.ALL, None)
         self.write(
@@ -725,9 +725,17 @@ class Site(Pages):
             total=total,
         )
 
+    def list_table(self, folder: str, rows: Sequence[MatchRow]) -> Markup:
+        """The table of a list page's matches, newest first (a list's newest page and its
+        index show the same table: rendered once for both)."""
+        if not rows:
+            return Markup("")
+        lines = self.lines(rows[::-1])
+        return Markup(self.render(f"{folder}/index.html", "match_table.html", lines=lines))
+
     def write_list_page(
         self,
-        rows: Sequence[MatchRow],
+        table: Markup,
         heading: str,
         folder: str,
         page: int,
@@ -739,7 +747,7 @@ class Site(Pages):
             "matches.html",
             title=heading,
             heading=heading,
-            lines=self.lines(rows[::-1]),
+            table=table,
             page=page + 1,
             pages=pages,
             folder=folder,
