@@ -307,13 +307,20 @@ def without_stderr(record: dict[str, Any]) -> dict[str, Any]:
 
 
 _worker: Pages | None = None
+_store: Path | None = None
 
 
 def _start_worker(
-    out: Path, templates: Path, bots: dict[int, BotRef], games: list[str], stderr: bool
+    out: Path,
+    templates: Path,
+    bots: dict[int, BotRef],
+    games: list[str],
+    stderr: bool,
+    store: Path,
 ) -> None:
-    global _worker
+    global _worker, _store
     _worker = Pages(out, templates, bots, games, stderr)
+    _store = store
 
 
 def _render_matches(chunk: Sequence[StoredMatch]) -> int:
@@ -321,6 +328,15 @@ def _render_matches(chunk: Sequence[StoredMatch]) -> int:
     for m in chunk:
         _worker.match_page(m)
     return len(chunk)
+
+
+def _render_stored(ids: Sequence[str]) -> int:
+    """Render these matches' pages from the store (read here, not decoded by the building
+    process and sent over); how many had a result."""
+    assert _worker is not None and _store is not None
+    with StoreReader.open(_store) as reader:
+        found = [m for m in map(reader.result, ids) if m is not None]
+    return _render_matches(found)
 
 
 class Site(Pages):
@@ -342,7 +358,7 @@ class Site(Pages):
         self.workers = workers
         self.link_all = link_all
         self.match_pages = 0
-        self.rendering: list[Future[int]] = []
+        self.rendering: list[tuple[Future[int], bool]] = []
         """Match pages the workers are rendering while this process writes the others."""
         self.pending: set[str] = set()
         """The matches whose pages are among :attr:`rendering`."""
@@ -385,8 +401,16 @@ class Site(Pages):
         progress: Callable[[int], None] | None,
         pool: Executor | None,
     ) -> int:
-        """Render the pages of the matches ``ids``; how many. With ``pool``, the last
-        :data:`CHUNK` of them may still be rendering on return (:meth:`finish`)."""
+        """Render the pages of the matches ``ids`` (how many are asked for). With ``pool``,
+        the last :data:`CHUNK` of them may still be rendering on return (:meth:`finish`); up to
+        :data:`CHUNK` ids go to the workers as they are, and each reads its records."""
+        if pool is not None and len(ids) <= CHUNK:  # the workers read the records themselves
+            size = max(1, min(8, len(ids) // (16 * self.workers)))
+            for start in range(0, len(ids), size):
+                part = list(ids[start : start + size])
+                self.rendering.append((pool.submit(_render_stored, part), True))
+                self.pending.update(part)
+            return len(ids)
         count = 0
         chunk: list[StoredMatch] = []
         for match_id in ids:
@@ -417,7 +441,14 @@ class Site(Pages):
             self.workers,
             mp_context=multiprocessing.get_context("fork"),
             initializer=_start_worker,
-            initargs=(self.out, self.templates, self.bots, self.games, self.stderr),
+            initargs=(
+                self.out,
+                self.templates,
+                self.bots,
+                self.games,
+                self.stderr,
+                self.league.store.path,
+            ),
         )
         try:
             yield pool
@@ -439,13 +470,15 @@ class Site(Pages):
         size = max(1, min(8, len(chunk) // (16 * self.workers)))  # one page a task when few
         for start in range(0, len(ordered), size):
             part = ordered[start : start + size]
-            self.rendering.append(pool.submit(_render_matches, part))
+            self.rendering.append((pool.submit(_render_matches, part), False))
             self.pending.update(m.match_id for m in part)
 
     def finish(self) -> None:
         """Wait for the pages handed to the workers."""
-        for future in self.rendering:
-            self.pages += future.result()
+        for future, count_at_finish in self.rendering:
+            pages = future.result()
+            self.pages += pages
+            self.match_pages += pages if count_at_finish else 0
         self.rendering.clear()
         self.pending.clear()
 
@@ -847,6 +880,8 @@ def build_site(
             todo = site.missing(r.match_id for r in cache.list_rows(MatchList.ALL, None, 0))
         elif matches == MatchPages.RECENT:
             todo = site.missing(site.front_matches(cache, reader))
+            games = cache.games_of(todo)  # long games first, to end the workers together
+            todo.sort(key=lambda i: games.get(i) != "phase10")
         # The summary pages are written while the workers render the last match pages.
         with site.pool(len(todo)) as pool:
             site.render_missing(todo, reader, progress if todo else None, pool)

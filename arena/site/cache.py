@@ -352,6 +352,16 @@ class SiteCache:
         if latest > self.last_finished():
             self.put("last_finished", latest)
 
+    def games_of(self, ids: Sequence[str]) -> dict[str, str]:
+        """The game of each of these matches the site has taken in."""
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT match_id, game FROM matches WHERE match_id IN ({marks})"
+            out.update((str(m), str(g)) for m, g in self.db.execute(sql, part))
+        return out
+
     def match_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 

@@ -362,6 +362,9 @@ def test_a_list_read_from_any_position_is_the_rest_of_the_whole_list(
             assert cache.list_size(kind, key) == len(whole) > 0, kind
             for offset in range(len(whole) + 2):
                 assert list(cache.list_rows(kind, key, offset)) == whole[offset:]
+        every = list(cache.list_rows("all", None, 0))
+        wanted = [r.match_id for r in every] + ["no such match"]
+        assert cache.games_of(wanted) == {r.match_id: r.game for r in every}
 
 
 def test_a_different_league_in_the_same_folder_starts_over(tmp_path: Path) -> None:
