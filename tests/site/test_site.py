@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html.parser
 import json
 import os
@@ -347,7 +348,7 @@ def test_a_rebuild_renders_only_the_new_matches(tmp_path: Path) -> None:
         assert max(b for b, _, _ in cache.history(1)["take5"]) == 2
     listing = (site / "matches" / "all" / "index.html").read_text("utf-8")
     assert all(m in listing for m in new_ids)
-    with sqlite3.connect(folder / "league.db") as db:
+    with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
         (latest,) = db.execute("SELECT MAX(finished_at) FROM results").fetchone()
     assert f'datetime="{latest}"' in (site / "index.html").read_text("utf-8")
 
