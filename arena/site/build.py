@@ -405,7 +405,7 @@ class Site(Pages):
         the last :data:`CHUNK` of them may still be rendering on return (:meth:`finish`); up to
         :data:`CHUNK` ids go to the workers as they are, and each reads its records."""
         if pool is not None and len(ids) <= CHUNK:  # the workers read the records themselves
-            size = max(1, min(8, len(ids) // (16 * self.workers)))
+            size = self.task_size(len(ids))
             for start in range(0, len(ids), size):
                 part = list(ids[start : start + size])
                 self.rendering.append((pool.submit(_render_stored, part), True))
@@ -467,11 +467,16 @@ class Site(Pages):
         # The longest games first: a long Phase 10 game's page costs many short ones', and
         # started last it would keep one worker busy after the others are done.
         ordered = sorted(chunk, key=lambda m: -len(m.record.get("actions", ())))
-        size = max(1, min(8, len(chunk) // (16 * self.workers)))  # one page a task when few
+        size = self.task_size(len(chunk))
         for start in range(0, len(ordered), size):
             part = ordered[start : start + size]
             self.rendering.append((pool.submit(_render_matches, part), False))
             self.pending.update(m.match_id for m in part)
+
+    def task_size(self, pages: int) -> int:
+        """Pages a worker task takes: one when few (a long Phase 10 page costs many short
+        ones', so small shares keep the workers ending together), at most 8 when many."""
+        return max(1, min(8, pages // (16 * self.workers)))
 
     def finish(self) -> None:
         """Wait for the pages handed to the workers."""
