@@ -1,0 +1,786 @@
+// Phase 10's model for the match-page replay viewer: the state transitions of
+// arena/games/phase10.py (+ phase10_groups.py), the event texts of Phase10State.describe, the move
+// words of arena.boards.phase10_action and the omniscient table of arena/site/tables.py
+// (phase10_table, Phase10Keeper). It replays an audited record: no legality search (the Python
+// asks it only to check an action), only enough checks to refuse what the state cannot take.
+// The RNG is used exactly where the Python uses it: a shuffle of the deck at each hand's deal and
+// of the discard pile when the draw pile runs out.
+(function () {
+  "use strict";
+  var models = (window.arenaModels = window.arenaModels || {});
+
+  // -- cards, phases, groups (phase10_groups.py) ------------------------------------------------
+
+  var COLOURS = ["R", "B", "G", "Y"];
+  var COLOUR_NAMES = { R: "red", B: "blue", G: "green", Y: "yellow" };
+  var WILD = "W";
+  var SKIP = "S";
+  var TOP = 12;
+  var HAND_SIZE = 10;
+  var DRAW = "draw";
+  var TAKE = "take";
+  var END = "end";
+  var STEP_DRAW = "draw";
+  var STEP_PLAY = "play";
+  var STEP_LAY = "lay";
+  var DASH = "\u2013"; // tables.fact's "–" for None, and a run's "lo–hi"
+
+  // The phases: [kind, least size] per group.
+  var PHASES = {
+    1: [["set", 3], ["set", 3]],
+    2: [["set", 3], ["run", 4]],
+    3: [["set", 4], ["run", 4]],
+    4: [["run", 7]],
+    5: [["run", 8]],
+    6: [["run", 9]],
+    7: [["set", 4], ["set", 4]],
+    8: [["colour", 7]],
+    9: [["set", 5], ["set", 2]],
+    10: [["set", 5], ["set", 3]],
+  };
+  var PHASE_LIST = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+  function fullDeck() {
+    var deck = [];
+    for (var c = 0; c < COLOURS.length; c++) {
+      for (var n = 1; n <= TOP; n++) deck.push(COLOURS[c] + n, COLOURS[c] + n);
+    }
+    for (var w = 0; w < 8; w++) deck.push(WILD);
+    for (var s = 0; s < 4; s++) deck.push(SKIP);
+    return deck;
+  }
+
+  // card_order as one number: by colour, then number; Wilds, then Skips, last.
+  var ORDER = {};
+  COLOURS.forEach(function (c, i) {
+    for (var n = 1; n <= TOP; n++) ORDER[c + n] = i * 16 + n;
+  });
+  ORDER[WILD] = 4 * 16;
+  ORDER[SKIP] = 5 * 16;
+
+  function byOrder(a, b) {
+    return ORDER[a] - ORDER[b];
+  }
+
+  function sortCards(cards) {
+    return cards.slice().sort(byOrder); // stable, as Python's sorted (equal keys: equal cards)
+  }
+
+  function isNatural(card) {
+    return card.length > 1;
+  }
+
+  function number(card) {
+    return card.length > 1 ? +card.slice(1) : 0;
+  }
+
+  function colour(card) {
+    return card.length > 1 ? card[0] : "";
+  }
+
+  // Penalty points of a card left in hand: 1..9 → 5, 10..12 → 10, Skip → 15, Wild → 25.
+  function points(card) {
+    if (card === WILD) return 25;
+    if (card === SKIP) return 15;
+    return number(card) <= 9 ? 5 : 10;
+  }
+
+  function handPoints(hand) {
+    var sum = 0;
+    for (var i = 0; i < hand.length; i++) sum += points(hand[i]);
+    return sum;
+  }
+
+  function describePhase(phase) {
+    return PHASES[phase]
+      .map(function (need) {
+        if (need[0] === "colour") return need[1] + " cards of one colour";
+        return need[0] + " of " + need[1];
+      })
+      .join(" + ");
+  }
+
+  // A group on the table (or being laid): key is the set's number, the run's lowest number or
+  // the colour group's colour index 1..4.
+  function newGroup(owner, kind, key, cards) {
+    return { owner: owner, kind: kind, key: key, cards: cards };
+  }
+
+  function high(group) {
+    return group.key + group.cards.length - 1;
+  }
+
+  function copyGroup(g) {
+    return newGroup(g.owner, g.kind, g.key, g.cards.slice());
+  }
+
+  // Whether card may join a set of key, a colour group of colour key or be a run's value key.
+  function fitsGroup(kind, key, card) {
+    if (card === SKIP) return false;
+    if (card === WILD) return kind === "run" ? 1 <= key && key <= TOP : true;
+    if (kind === "colour") return colour(card) === COLOURS[key - 1];
+    return number(card) === key;
+  }
+
+  // -- text as Python prints it --------------------------------------------------------------
+
+  function py(value) {
+    if (value === null || value === undefined) return "None";
+    if (value === true) return "True";
+    if (value === false) return "False";
+    if (Array.isArray(value)) return "[" + value.map(py).join(", ") + "]";
+    if (typeof value === "string") return "'" + value + "'";
+    return String(value);
+  }
+
+  function str(value) {
+    return typeof value === "string" ? value : py(value);
+  }
+
+  // -- options (SPEC.options, OptionSpec.validate) -----------------------------------------------
+
+  var OPTIONS = [
+    // name, kind, default, nullable, minimum, maximum, choices
+    ["max_turns", "int", 60, true, 1, null, null],
+    ["max_hands", "int", 60, true, 1, null, null],
+    ["final_discard", "bool", false, false, null, null, null],
+    ["skip_next", "bool", false, false, null, null, null],
+    ["natural_per_phase", "bool", false, false, null, null, null],
+    ["all_advance", "bool", false, false, null, null, null],
+    ["phases", "str", "all", false, null, null, ["all", "even", "odd"]],
+    ["first_phases", "int", null, true, 1, 10, null],
+    ["pick_phase", "bool", false, false, null, null, null],
+    ["hit_others_same_turn", "bool", true, false, null, null, null],
+    ["tiebreak", "str", "out", false, null, null, ["out", "lay"]],
+  ];
+
+  function parseOption(spec, text) {
+    var low = text.trim().toLowerCase();
+    if (spec[3] && (low === "none" || low === "null" || low === "")) return null;
+    if (spec[1] === "bool") {
+      if (["true", "yes", "on", "1"].indexOf(low) >= 0) return true;
+      if (["false", "no", "off", "0"].indexOf(low) >= 0) return false;
+      throw new Error("option '" + spec[0] + "' must be true or false, not " + py(text));
+    }
+    if (!/^[+-]?\d+$/.test(low)) {
+      throw new Error("option '" + spec[0] + "' must be a whole number, not " + py(text));
+    }
+    return parseInt(low, 10);
+  }
+
+  function validateOption(spec, value) {
+    var name = "option '" + spec[0] + "'";
+    if (typeof value === "string" && spec[1] !== "str") value = parseOption(spec, value);
+    if (value === null) {
+      if (spec[3]) return null;
+      throw new Error(name + " may not be empty");
+    }
+    if (spec[1] === "bool") {
+      if (typeof value !== "boolean") throw new Error(name + " must be true or false");
+      return value;
+    }
+    if (spec[1] === "int") {
+      if (typeof value !== "number" || !Number.isInteger(value)) {
+        throw new Error(name + " must be a whole number, not " + JSON.stringify(value));
+      }
+      if (spec[4] !== null && value < spec[4]) throw new Error(name + " must be at least " + spec[4]);
+      if (spec[5] !== null && value > spec[5]) throw new Error(name + " must be at most " + spec[5]);
+      return value;
+    }
+    if (typeof value !== "string") throw new Error(name + " must be a string");
+    if (spec[6] && spec[6].indexOf(value) < 0) {
+      throw new Error(name + " must be one of " + spec[6].join(", ") + "; not " + py(value));
+    }
+    return value;
+  }
+
+  // All options with defaults filled in (GameSpec.validate_options).
+  function validateOptions(options) {
+    var given = options || {};
+    if (typeof given !== "object" || Array.isArray(given)) {
+      throw new Error("phase10 options are a table of option names and values");
+    }
+    var known = OPTIONS.map(function (s) { return s[0]; });
+    Object.keys(given).forEach(function (name) {
+      if (known.indexOf(name) < 0) {
+        throw new Error("the replay viewer does not know the option " + name + " (phase10 has no option " + py(name) + ")");
+      }
+    });
+    var out = {};
+    OPTIONS.forEach(function (spec) {
+      var name = spec[0];
+      out[name] = Object.prototype.hasOwnProperty.call(given, name) ? validateOption(spec, given[name]) : spec[2];
+    });
+    return out;
+  }
+
+  // The phases played, in order: all, or only the even or odd ones, then only the first N.
+  function phaseSequence(parity, first) {
+    var phases = PHASE_LIST.filter(function (p) {
+      return parity === "all" || (p % 2 === 0) === (parity === "even");
+    });
+    return first !== null ? phases.slice(0, first) : phases;
+  }
+
+  // -- the state -------------------------------------------------------------------------------
+
+  function emit(st, text, audience) {
+    st.log.push([audience === undefined ? -1 : audience, text]);
+  }
+
+  function nextSeat(st, seat) {
+    var active = st.active;
+    var at = active.indexOf(seat);
+    if (at < 0) {
+      // the dealer may sit out a tie-break hand
+      for (var i = 0; i < active.length; i++) if (active[i] > seat) return active[i];
+      return active[0];
+    }
+    return active[(at + 1) % active.length];
+  }
+
+  function startHand(st) {
+    st.hand_no += 1;
+    st.dealer = (st.dealer + 1) % st.seats;
+    var deck = fullDeck();
+    st.rng.shuffle(deck);
+    st.hands = [];
+    for (var s = 0; s < st.seats; s++) st.hands.push([]);
+    var at = 0;
+    for (var i = 0; i < st.active.length; i++) {
+      st.hands[st.active[i]] = sortCards(deck.slice(at, at + HAND_SIZE));
+      at += HAND_SIZE;
+    }
+    deck = deck.slice(at);
+    st.discard_pile = [deck.pop()];
+    st.draw_pile = deck;
+    st.table = [];
+    st.laid = [];
+    st.skip_waiting = [];
+    st.known = [];
+    for (var k = 0; k < st.seats; k++) {
+      st.laid.push(null);
+      st.skip_waiting.push(false);
+      st.known.push([]);
+    }
+    st.laying = null;
+    st.turns = 0;
+    var upcard = st.discard_pile[st.discard_pile.length - 1];
+    var phases = [];
+    for (var p = 0; p < st.seats; p++) phases.push(phaseNow(st, p));
+    emit(
+      st,
+      (st.tiebreak !== null ? "Tie-break hand" : "Hand") + " " + st.hand_no + ": seat " + st.dealer +
+        " deals to " + py(st.active) + ", upcard " + upcard + ", phases " + py(phases)
+    );
+    for (var d = 0; d < st.active.length; d++) {
+      var seat = st.active[d];
+      emit(st, "Dealt " + st.hands[seat].join(" "), seat);
+    }
+    var first = nextSeat(st, st.dealer);
+    if (upcard === SKIP) {
+      emit(st, "seat " + first + " loses a turn (the first upcard is a Skip)");
+      first = nextSeat(st, first);
+    }
+    beginTurn(st, first);
+  }
+
+  function beginTurn(st, seat) {
+    if (st.max_turns !== null && st.turns >= st.max_turns * st.active.length) {
+      st.turn_capped_hands += 1;
+      emit(st, "Turn cap: hand " + st.hand_no + " ends after " + st.turns + " turns");
+      endHand(st, null);
+      return;
+    }
+    st.turns += 1;
+    st.turn = seat;
+    st.step = STEP_DRAW;
+    st.laid_this_turn = false;
+    if (!canDraw(st) && !canTake(st)) {
+      st.blocked_hands += 1;
+      emit(st, "Hand " + st.hand_no + " ends: seat " + seat + " can draw from neither pile");
+      endHand(st, null);
+    }
+  }
+
+  function canDraw(st) {
+    return st.draw_pile.length > 0 || st.discard_pile.length > 1;
+  }
+
+  function canTake(st) {
+    return st.discard_pile.length > 0 && st.discard_pile[st.discard_pile.length - 1] !== SKIP;
+  }
+
+  function endTurn(st) {
+    var seat = nextSeat(st, st.turn);
+    while (st.skip_waiting[seat]) {
+      st.skip_waiting[seat] = false;
+      emit(st, "seat " + seat + " loses a turn (a Skip)");
+      seat = nextSeat(st, seat);
+    }
+    beginTurn(st, seat);
+  }
+
+  // The phase seat plays for this hand (in pick-a-phase: null, any it lacks).
+  function phaseNow(st, seat) {
+    if (st.tiebreak !== null) {
+      return st.tiebreak.indexOf(seat) >= 0 ? st.sequence[st.sequence.length - 1] : null;
+    }
+    if (st.pick_phase) return null;
+    var done = st.done[seat];
+    for (var i = 0; i < st.sequence.length; i++) {
+      if (done.indexOf(st.sequence[i]) < 0) return st.sequence[i];
+    }
+    return null;
+  }
+
+  // The phases seat may lay down this hand.
+  function phasesOpen(st, seat) {
+    if (st.tiebreak !== null || !st.pick_phase) {
+      var now = phaseNow(st, seat);
+      return now === null ? [] : [now];
+    }
+    return st.sequence.filter(function (p) { return st.done[seat].indexOf(p) < 0; });
+  }
+
+  function handEndText(st, out, scored, advanced, tiebreak) {
+    var text =
+      "Hand " + st.hand_no + " over (" + (out === null ? "nobody out" : "seat " + out + " out") +
+      "): points " + py(scored) + ", totals " + py(st.totals) + ", advancing " + py(advanced);
+    if (tiebreak) text += ", tie-break won by seat " + py(st.tiebreak_winner);
+    return text;
+  }
+
+  function endHand(st, out) {
+    var scored = [];
+    for (var s = 0; s < st.seats; s++) {
+      scored.push(st.active.indexOf(s) >= 0 ? handPoints(st.hands[s]) : 0);
+    }
+    if (st.tiebreak !== null) {
+      if (st.tiebreak_by === "out" || st.tiebreak_winner === null) st.tiebreak_winner = out;
+      emit(st, handEndText(st, out, scored, [], true));
+      finish(st);
+      return;
+    }
+    var advanced = [];
+    for (var i = 0; i < st.active.length; i++) {
+      var seat = st.active[i];
+      st.totals[seat] += scored[seat];
+      var phase = st.laid[seat];
+      if (st.all_advance) phase = phaseNow(st, seat);
+      if (phase !== null) {
+        st.done[seat].push(phase);
+        advanced.push(seat);
+      }
+    }
+    emit(st, handEndText(st, out, scored, advanced, false));
+    var finishers = [];
+    for (var f = 0; f < st.seats; f++) {
+      if (st.done[f].length === st.sequence.length) finishers.push(f);
+    }
+    if (finishers.length) {
+      var best = Math.min.apply(null, finishers.map(function (x) { return st.totals[x]; }));
+      var tied = finishers.filter(function (x) { return st.totals[x] === best; });
+      if (tied.length > 1) {
+        st.tiebreak = tied;
+        st.active = tied.slice();
+        emit(st, "Seats " + py(tied) + " tie on " + best + " points: a tie-break hand");
+        startHand(st);
+      } else {
+        finish(st);
+      }
+    } else if (st.max_hands !== null && st.hand_no >= st.max_hands) {
+      st.capped = "hands";
+      emit(st, "Hand cap: the game ends after hand " + st.hand_no);
+      finish(st);
+    } else {
+      startHand(st);
+    }
+  }
+
+  // Places from sort keys where a smaller key is better; equal keys share a place.
+  function lessKey(a, b) {
+    for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
+    return false;
+  }
+
+  function result(st) {
+    var winner = st.tiebreak_winner;
+    var tied = st.tiebreak || [];
+    var keys = [];
+    for (var s = 0; s < st.seats; s++) {
+      var loser = tied.indexOf(s) >= 0 && s !== winner && winner !== null ? 1 : 0;
+      keys.push([-st.done[s].length, st.totals[s], loser]);
+    }
+    var ranks = keys.map(function (key) {
+      var place = 1;
+      for (var i = 0; i < keys.length; i++) if (lessKey(keys[i], key)) place += 1;
+      return place;
+    });
+    return { scores: st.totals.slice(), ranks: ranks };
+  }
+
+  function finish(st) {
+    st.over = true;
+    var res = result(st);
+    emit(
+      st,
+      "Game over" + (st.capped ? " (hand cap reached)" : "") + ": phases " +
+        py(st.done.map(function (d) { return d.length; })) + ", totals " + py(res.scores) +
+        ", places " + py(res.ranks)
+    );
+  }
+
+  // -- applying --------------------------------------------------------------------------------
+
+  function refuse(st, seat, action, reason) {
+    return new Error("seat " + seat + " cannot play " + JSON.stringify(action) + ": " + reason);
+  }
+
+  function removeCard(list, card) {
+    var at = list.indexOf(card);
+    if (at >= 0) list.splice(at, 1);
+    return at >= 0;
+  }
+
+  // Take card out of the seat's hand (it goes on the table or the discard pile).
+  function giveUp(st, seat, action, card) {
+    if (!removeCard(st.hands[seat], card)) throw refuse(st, seat, action, "the card is not in the hand");
+    removeCard(st.known[seat], card);
+  }
+
+  function draw(st, seat) {
+    if (!st.draw_pile.length) {
+      var top = st.discard_pile.pop();
+      st.draw_pile = st.discard_pile;
+      st.rng.shuffle(st.draw_pile);
+      st.discard_pile = [top];
+      emit(st, "The discard pile is shuffled into a new draw pile of " + st.draw_pile.length + " cards");
+    }
+    var card = st.draw_pile.pop();
+    st.hands[seat].push(card);
+    emit(st, "seat " + seat + " draws from the draw pile");
+    emit(st, "seat " + seat + " drew " + card, seat);
+    afterDraw(st, seat);
+  }
+
+  function take(st, seat) {
+    var card = st.discard_pile.pop();
+    st.hands[seat].push(card);
+    st.known[seat].push(card);
+    emit(st, "seat " + seat + " takes " + card + " from the discard pile");
+    afterDraw(st, seat);
+  }
+
+  function afterDraw(st, seat) {
+    st.hands[seat].sort(byOrder);
+    st.step = STEP_PLAY;
+  }
+
+  function groupsText(groups) {
+    return groups.map(function (g) { return g.cards.join(" "); }).join("; ");
+  }
+
+  function closeGroup(st, seat) {
+    var lay = st.laying;
+    lay.groups.push(lay.open);
+    lay.open = null;
+    if (lay.groups.length < PHASES[lay.phase].length) return;
+    st.laying = null;
+    st.step = STEP_PLAY;
+    for (var i = 0; i < lay.groups.length; i++) st.table.push(lay.groups[i]);
+    st.laid[seat] = lay.phase;
+    st.laid_this_turn = true;
+    emit(
+      st,
+      "seat " + seat + " lays down phase " + lay.phase + " (" + describePhase(lay.phase) + "): " +
+        groupsText(lay.groups)
+    );
+    if (st.tiebreak !== null && st.tiebreak_by === "lay") {
+      st.tiebreak_winner = seat;
+      endHand(st, null);
+    } else if (!st.hands[seat].length) {
+      goOut(st, seat);
+    }
+  }
+
+  function hit(st, seat, action) {
+    var group = st.table[action.hit];
+    var card = action.card;
+    if (group === undefined || typeof card !== "string") throw refuse(st, seat, action, "no such hit");
+    giveUp(st, seat, action, card);
+    if (action.end === "low") {
+      group.key -= 1;
+      group.cards.unshift(card);
+    } else {
+      group.cards.push(card);
+    }
+    var end = "end" in action ? " (" + str(action.end) + " end)" : "";
+    emit(st, "seat " + seat + " hits " + card + " on group " + action.hit + end);
+    if (!st.hands[seat].length) goOut(st, seat);
+  }
+
+  function discard(st, seat, action) {
+    var card = action.discard;
+    giveUp(st, seat, action, card);
+    st.discard_pile.push(card);
+    var target = action.target === undefined ? null : action.target;
+    emit(st, "seat " + seat + " discards " + card + (target !== null ? " onto seat " + target : ""));
+    if (target !== null) st.skip_waiting[target] = true;
+    if (!st.hands[seat].length) goOut(st, seat);
+    else endTurn(st);
+  }
+
+  function goOut(st, seat) {
+    emit(st, "seat " + seat + " goes out");
+    endHand(st, seat);
+  }
+
+  // Opening a group of the phase being laid: {"set": n}, {"run": lo} or {"colour": c}.
+  function openGroup(st, seat, action) {
+    var keys = Object.keys(action);
+    var kind = keys[0];
+    var key = action[kind];
+    if (keys.length !== 1 || ["set", "run", "colour"].indexOf(kind) < 0) {
+      throw refuse(st, seat, action, "not an action of Phase 10");
+    }
+    var index = kind === "colour" ? COLOURS.indexOf(key) + 1 : key;
+    st.laying.open = newGroup(seat, kind, index, []);
+  }
+
+  function applyString(st, seat, action) {
+    if (action === DRAW && st.step === STEP_DRAW && canDraw(st)) draw(st, seat);
+    else if (action === TAKE && st.step === STEP_DRAW && canTake(st)) take(st, seat);
+    else if (action === END && st.step === STEP_LAY && st.laying.open !== null) closeGroup(st, seat);
+    else throw refuse(st, seat, action, "not among the legal actions to " + st.step);
+  }
+
+  function applyObject(st, seat, action) {
+    if (st.step === STEP_DRAW) throw refuse(st, seat, action, "the seat must draw first");
+    if ("lay" in action) {
+      if (st.step !== STEP_PLAY || st.laid[seat] !== null || phasesOpen(st, seat).indexOf(action.lay) < 0) {
+        throw refuse(st, seat, action, "that phase cannot be laid now");
+      }
+      st.laying = { phase: action.lay, groups: [], open: null };
+      st.step = STEP_LAY;
+    } else if ("add" in action) {
+      if (st.step !== STEP_LAY || st.laying.open === null) throw refuse(st, seat, action, "no group is open");
+      giveUp(st, seat, action, action.add);
+      st.laying.open.cards.push(action.add);
+    } else if ("hit" in action) {
+      if (st.step !== STEP_PLAY || st.laid[seat] === null) throw refuse(st, seat, action, "the phase is not down");
+      hit(st, seat, action);
+    } else if ("discard" in action) {
+      if (st.step !== STEP_PLAY) throw refuse(st, seat, action, "a phase is being laid");
+      discard(st, seat, action);
+    } else {
+      if (st.step !== STEP_LAY || st.laying.open !== null) throw refuse(st, seat, action, "a group is open");
+      openGroup(st, seat, action);
+    }
+  }
+
+  // -- words (arena.boards.phase10_action, _words) ---------------------------------------------
+
+  function pyJson(value) {
+    // json.dumps of a number, bool or None (what _words gives for them)
+    if (value === null || value === undefined) return "null";
+    return JSON.stringify(value);
+  }
+
+  function words(value) {
+    if (typeof value === "string") return value.split("_").join(" ");
+    if (Array.isArray(value)) return value.length ? value.map(words).join(" ") : "none";
+    if (value !== null && typeof value === "object") {
+      return Object.keys(value)
+        .map(function (k) { return k.split("_").join(" ") + " " + words(value[k]); })
+        .join(", ");
+    }
+    return pyJson(value);
+  }
+
+  // frames.action_text: a compact JSON with sorted keys (for a seat the record does not have)
+  function sortedJson(value) {
+    if (Array.isArray(value)) return "[" + value.map(sortedJson).join(",") + "]";
+    if (value !== null && typeof value === "object") {
+      return "{" + Object.keys(value).sort().map(function (k) {
+        return JSON.stringify(k) + ":" + sortedJson(value[k]);
+      }).join(",") + "}";
+    }
+    return JSON.stringify(value);
+  }
+
+  // -- the omniscient table (tables.phase10_table of the snapshot) -----------------------------
+
+  function fact(label, value) {
+    if (value === null || value === undefined) value = DASH;
+    else if (value === true) value = "yes";
+    else if (value === false) value = "no";
+    return [label, String(value)];
+  }
+
+  function groupTitle(g, gid) {
+    var what;
+    if (g.kind === "set") what = "set of " + g.key + "s";
+    else if (g.kind === "run") what = "run " + g.key + DASH + high(g);
+    else what = COLOUR_NAMES[COLOURS[g.key - 1]] + " colour group";
+    return (gid !== null ? "#" + gid + " " : "") + what + ", seat " + g.owner;
+  }
+
+  function groupZones(st) {
+    var zones = st.table.map(function (g, i) {
+      return { title: groupTitle(g, i), lines: [g.cards.slice()] };
+    });
+    var lay = st.laying;
+    if (lay !== null) {
+      var groups = lay.open !== null ? lay.groups.concat([lay.open]) : lay.groups;
+      groups.forEach(function (g) {
+        zones.push({ title: "laying phase " + lay.phase + ": " + groupTitle(g, null), lines: [g.cards.slice()] });
+      });
+    }
+    return zones;
+  }
+
+  function panel(st, s, turn) {
+    return {
+      seat: s,
+      facts: [
+        fact("Phases done", st.done[s].join(", ") || "none"),
+        fact("Phase laid this hand", st.laid[s] || "not yet"),
+        fact("Points", st.totals[s]),
+      ],
+      zones: [{ title: "Hand", lines: [st.hands[s].slice()], hide: "count" }],
+      turn: turn === s,
+    };
+  }
+
+  function table(st, seats) {
+    var discardPile = st.discard_pile;
+    var top = discardPile.length ? discardPile[discardPile.length - 1] : null;
+    var turn = st.over ? null : st.turn;
+    var piles = ["~" + st.draw_pile.length];
+    if (top !== null) piles.push(top);
+    var zones = [{ title: "Draw pile and discard", lines: [piles] }].concat(groupZones(st));
+    var panels = [];
+    for (var s = 0; s < seats; s++) panels.push(panel(st, s, turn));
+    return {
+      facts: [fact("Hand", st.hand_no), fact("Turn of seat", turn), fact("Dealer", st.dealer)],
+      zones: zones,
+      seats: panels,
+    };
+  }
+
+  // -- copies ----------------------------------------------------------------------------------
+
+  function copyLists(lists) {
+    return lists.map(function (l) { return l.slice(); });
+  }
+
+  function clone(st) {
+    var out = {};
+    for (var k in st) out[k] = st[k];
+    out.rng = st.rng.clone();
+    out.sequence = st.sequence.slice();
+    out.done = copyLists(st.done);
+    out.totals = st.totals.slice();
+    out.active = st.active.slice();
+    out.tiebreak = st.tiebreak === null ? null : st.tiebreak.slice();
+    out.hands = copyLists(st.hands);
+    out.draw_pile = st.draw_pile.slice();
+    out.discard_pile = st.discard_pile.slice();
+    out.table = st.table.map(copyGroup);
+    out.laid = st.laid.slice();
+    out.skip_waiting = st.skip_waiting.slice();
+    out.known = copyLists(st.known);
+    out.laying = st.laying === null ? null : {
+      phase: st.laying.phase,
+      groups: st.laying.groups.map(copyGroup),
+      open: st.laying.open === null ? null : copyGroup(st.laying.open),
+    };
+    out.log = [];
+    return out;
+  }
+
+  // -- the model -------------------------------------------------------------------------------
+
+  models.phase10 = {
+    start: function (seed, seats, options) {
+      if (!Number.isInteger(seats) || seats < 2 || seats > 6) {
+        throw new Error("phase10 is played by 2 to 6 seats, not " + seats);
+      }
+      var o = validateOptions(options);
+      if (o.pick_phase && o.all_advance) throw new Error("pick_phase and all_advance cannot be combined");
+      var st = {
+        seats: seats,
+        rng: window.arenaRandom(String(seed)),
+        log: [],
+        sequence: phaseSequence(o.phases, o.first_phases),
+        max_turns: o.max_turns,
+        max_hands: o.max_hands,
+        final_discard: o.final_discard,
+        skip_next: o.skip_next,
+        natural_per_phase: o.natural_per_phase,
+        all_advance: o.all_advance,
+        pick_phase: o.pick_phase,
+        hit_others_same_turn: o.hit_others_same_turn,
+        tiebreak_by: o.tiebreak,
+        done: [],
+        totals: [],
+        hand_no: 0,
+        dealer: -1,
+        active: [],
+        tiebreak: null,
+        tiebreak_winner: null,
+        hands: [],
+        draw_pile: [],
+        discard_pile: [],
+        table: [],
+        laid: [],
+        skip_waiting: [],
+        known: [],
+        turn: 0,
+        step: STEP_DRAW,
+        laying: null,
+        laid_this_turn: false,
+        turns: 0,
+        over: false,
+        capped: null,
+        turn_capped_hands: 0,
+        blocked_hands: 0,
+      };
+      for (var s = 0; s < seats; s++) {
+        st.done.push([]);
+        st.totals.push(0);
+        st.active.push(s);
+      }
+      startHand(st);
+      var events = st.log;
+      st.log = [];
+      return [st, events];
+    },
+
+    words: function (st, seat, action) {
+      if (!(Number.isInteger(seat) && seat >= 0 && seat < st.seats)) return typeof action === "object" && action !== null ? sortedJson(action) : String(action);
+      if (action === DRAW) return "draw from the draw pile";
+      if (action === TAKE) {
+        var pile = st.discard_pile;
+        return "take " + (pile.length ? pile[pile.length - 1] : "None") + " from the discard pile";
+      }
+      return words(action);
+    },
+
+    apply: function (st, seat, action) {
+      if (st.over) throw refuse(st, seat, action, "the game is over");
+      if (seat !== st.turn) throw refuse(st, seat, action, "it is seat " + st.turn + "'s turn");
+      st.log = [];
+      if (typeof action === "string") applyString(st, seat, action);
+      else if (action !== null && typeof action === "object" && !Array.isArray(action)) applyObject(st, seat, action);
+      else throw refuse(st, seat, action, "not an action of Phase 10");
+      var events = st.log;
+      st.log = [];
+      return events;
+    },
+
+    table: table,
+    clone: clone,
+  };
+})();
