@@ -21,6 +21,20 @@ MODELS = Path(__file__).parents[2] / "templates" / "static" / "models"
 GAMES_PER_CASE = 4
 CASES: list[tuple[str, int, dict[str, JSON]]] = [
     # (game, seats, options): each played GAMES_PER_CASE times with random legal moves
+    # Phase 10: every seat count and option. With these seeds the last three reach tie-break
+    # hands (one capped with no winner, one won by going out, one by laying down first).
+    ("phase10", 2, {}),
+    ("phase10", 3, {"final_discard": True, "hit_others_same_turn": False}),
+    ("phase10", 4, {"skip_next": True, "natural_per_phase": True}),
+    ("phase10", 5, {"phases": "odd", "tiebreak": "lay"}),
+    ("phase10", 6, {}),
+    ("phase10", 6, {"all_advance": True, "phases": "even"}),
+    ("phase10", 3, {"pick_phase": True, "first_phases": 3}),
+    ("phase10", 4, {"first_phases": 1, "max_turns": 4}),
+    ("phase10", 5, {"max_turns": None, "max_hands": 4}),
+    ("phase10", 6, {"all_advance": True, "first_phases": 1, "max_turns": 2}),
+    ("phase10", 3, {"all_advance": True, "first_phases": 1, "max_turns": 23}),
+    ("phase10", 5, {"first_phases": 1, "max_turns": 14, "tiebreak": "lay"}),
 ]
 
 
