@@ -129,7 +129,12 @@
     if (value === true) return "True";
     if (value === false) return "False";
     if (Array.isArray(value)) return "[" + value.map(py).join(", ") + "]";
-    if (typeof value === "string") return "'" + value + "'";
+    if (typeof value === "string") {
+      return value.indexOf("'") >= 0 && value.indexOf('"') < 0 ? '"' + value + '"' : "'" + value + "'";
+    }
+    if (typeof value === "object") {
+      return "{" + Object.keys(value).map(function (k) { return py(k) + ": " + py(value[k]); }).join(", ") + "}";
+    }
     return String(value);
   }
 
@@ -154,40 +159,46 @@
     ["tiebreak", "str", "out", false, null, null, ["out", "lay"]],
   ];
 
+  // The messages are OptionSpec's and GameSpec's, so a record the rules refuse is refused in
+  // the same words.
   function parseOption(spec, text) {
     var low = text.trim().toLowerCase();
     if (spec[3] && (low === "none" || low === "null" || low === "")) return null;
     if (spec[1] === "bool") {
       if (["true", "yes", "on", "1"].indexOf(low) >= 0) return true;
       if (["false", "no", "off", "0"].indexOf(low) >= 0) return false;
-      throw new Error("option '" + spec[0] + "' must be true or false, not " + py(text));
+      throw new Error("option " + py(spec[0]) + " must be true or false, not " + py(text));
     }
     if (!/^[+-]?\d+$/.test(low)) {
-      throw new Error("option '" + spec[0] + "' must be a whole number, not " + py(text));
+      throw new Error("option " + py(spec[0]) + " must be a whole number, not " + py(text));
     }
     return parseInt(low, 10);
   }
 
   function validateOption(spec, value) {
-    var name = "option '" + spec[0] + "'";
+    var name = "option " + py(spec[0]);
     if (typeof value === "string" && spec[1] !== "str") value = parseOption(spec, value);
     if (value === null) {
       if (spec[3]) return null;
       throw new Error(name + " may not be empty");
     }
     if (spec[1] === "bool") {
-      if (typeof value !== "boolean") throw new Error(name + " must be true or false");
+      if (typeof value !== "boolean") throw new Error(name + " must be true or false, not " + py(value));
       return value;
     }
     if (spec[1] === "int") {
       if (typeof value !== "number" || !Number.isInteger(value)) {
-        throw new Error(name + " must be a whole number, not " + JSON.stringify(value));
+        throw new Error(name + " must be a whole number, not " + py(value));
       }
-      if (spec[4] !== null && value < spec[4]) throw new Error(name + " must be at least " + spec[4]);
-      if (spec[5] !== null && value > spec[5]) throw new Error(name + " must be at most " + spec[5]);
+      if (spec[4] !== null && value < spec[4]) {
+        throw new Error(name + " must be at least " + spec[4] + ", not " + value);
+      }
+      if (spec[5] !== null && value > spec[5]) {
+        throw new Error(name + " must be at most " + spec[5] + ", not " + value);
+      }
       return value;
     }
-    if (typeof value !== "string") throw new Error(name + " must be a string");
+    if (typeof value !== "string") throw new Error(name + " must be a string, not " + py(value));
     if (spec[6] && spec[6].indexOf(value) < 0) {
       throw new Error(name + " must be one of " + spec[6].join(", ") + "; not " + py(value));
     }
@@ -198,12 +209,12 @@
   function validateOptions(options) {
     var given = options || {};
     if (typeof given !== "object" || Array.isArray(given)) {
-      throw new Error("phase10 options are a table of option names and values");
+      throw new Error("phase10 options are a table of option names and values, not " + py(given));
     }
     var known = OPTIONS.map(function (s) { return s[0]; });
     Object.keys(given).forEach(function (name) {
       if (known.indexOf(name) < 0) {
-        throw new Error("the replay viewer does not know the option " + name + " (phase10 has no option " + py(name) + ")");
+        throw new Error("phase10 has no option " + py(name) + " (options: " + known.join(", ") + ")");
       }
     });
     var out = {};
@@ -705,7 +716,10 @@
   models.phase10 = {
     start: function (seed, seats, options) {
       if (!Number.isInteger(seats) || seats < 2 || seats > 6) {
-        throw new Error("phase10 is played by 2 to 6 seats, not " + seats);
+        throw new Error("phase10 is played by 2 to 6 seats, not " + py(seats));
+      }
+      if (!/^\d+$/.test(String(seed))) {
+        throw new Error("a seed is a non-negative whole number, not " + String(seed));
       }
       var o = validateOptions(options);
       if (o.pick_phase && o.all_advance) throw new Error("pick_phase and all_advance cannot be combined");
