@@ -609,17 +609,6 @@
     return pyJson(value);
   }
 
-  // frames.action_text: a compact JSON with sorted keys (for a seat the record does not have)
-  function sortedJson(value) {
-    if (Array.isArray(value)) return "[" + value.map(sortedJson).join(",") + "]";
-    if (value !== null && typeof value === "object") {
-      return "{" + Object.keys(value).sort().map(function (k) {
-        return JSON.stringify(k) + ":" + sortedJson(value[k]);
-      }).join(",") + "}";
-    }
-    return JSON.stringify(value);
-  }
-
   // -- the omniscient table (tables.phase10_table of the snapshot) -----------------------------
 
   function fact(label, value) {
@@ -773,7 +762,6 @@
     },
 
     words: function (st, seat, action) {
-      if (!(Number.isInteger(seat) && seat >= 0 && seat < st.seats)) return typeof action === "object" && action !== null ? sortedJson(action) : String(action);
       if (action === DRAW) return "draw from the draw pile";
       if (action === TAKE) {
         var pile = st.discard_pile;
