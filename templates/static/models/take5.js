@@ -59,12 +59,37 @@
       return (
         "{" +
         Object.keys(value)
-          .map(function (k) { return JSON.stringify(k) + ": " + pyDumps(value[k]); })
+          .map(function (k) { return pyDumps(k) + ": " + pyDumps(value[k]); })
           .join(", ") +
         "}"
       );
     }
+    if (typeof value === "string") {
+      return JSON.stringify(value).replace(/[\u0080-\uffff]/g, function (ch) {
+        return "\\u" + ("000" + ch.charCodeAt(0).toString(16)).slice(-4);
+      });
+    }
     return JSON.stringify(value);
+  }
+
+  // repr() of a JSON value as Python writes it (for messages: 'text', None, True, [1, 2]).
+  function pyRepr(value) {
+    if (value === null || value === undefined) return "None";
+    if (typeof value === "boolean" || typeof value === "number") return pyStr(value);
+    if (typeof value === "string") {
+      var quote = value.indexOf("'") >= 0 && value.indexOf('"') < 0 ? '"' : "'";
+      var body = value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\t/g, "\\t");
+      if (quote === "'") body = body.replace(/'/g, "\\'");
+      return quote + body + quote;
+    }
+    if (Array.isArray(value)) return "[" + value.map(pyRepr).join(", ") + "]";
+    return (
+      "{" +
+      Object.keys(value)
+        .map(function (k) { return pyRepr(k) + ": " + pyRepr(value[k]); })
+        .join(", ") +
+      "}"
+    );
   }
 
   // -- the options (GameSpec.validate_options of take5's SPEC) ---------------------------------
@@ -84,10 +109,10 @@
     if (spec.kind === "bool") {
       if (["true", "yes", "on", "1"].indexOf(low) >= 0) return true;
       if (["false", "no", "off", "0"].indexOf(low) >= 0) return false;
-      throw new Error("option '" + spec.name + "' must be true or false, not '" + text + "'");
+      throw new Error("option '" + spec.name + "' must be true or false, not " + pyRepr(text));
     }
     if (!/^[+-]?\d+$/.test(low.replace(/_/g, ""))) {
-      throw new Error("option '" + spec.name + "' must be a whole number, not '" + text + "'");
+      throw new Error("option '" + spec.name + "' must be a whole number, not " + pyRepr(text));
     }
     return parseInt(low.replace(/_/g, ""), 10);
   }
@@ -101,12 +126,12 @@
     }
     if (spec.kind === "bool") {
       if (typeof value !== "boolean") {
-        throw new Error("option '" + spec.name + "' must be true or false, not " + pyDumps(value));
+        throw new Error("option '" + spec.name + "' must be true or false, not " + pyRepr(value));
       }
       return value;
     }
     if (!isInt(value)) {
-      throw new Error("option '" + spec.name + "' must be a whole number, not " + pyDumps(value));
+      throw new Error("option '" + spec.name + "' must be a whole number, not " + pyRepr(value));
     }
     if (value < spec.minimum) {
       throw new Error("option '" + spec.name + "' must be at least " + spec.minimum + ", not " + value);
@@ -118,12 +143,12 @@
   function validateOptions(options) {
     var given = options || {};
     if (typeof given !== "object" || Array.isArray(given)) {
-      throw new Error("take5 options are a table of option names and values");
+      throw new Error("take5 options are a table of option names and values, not " + pyRepr(given));
     }
     var known = OPTIONS.map(function (o) { return o.name; });
     Object.keys(given).forEach(function (name) {
       if (known.indexOf(name) < 0) {
-        throw new Error("take5 has no option '" + name + "' (options: " + known.join(", ") + ")");
+        throw new Error("take5 has no option " + pyRepr(name) + " (options: " + known.join(", ") + ")");
       }
     });
     var out = {};
@@ -190,10 +215,10 @@
 
   function newState(seed, seats, options) {
     if (!isInt(seats) || seats < 2 || seats > 10) {
-      throw new Error("take5 is played by 2 to 10 seats, not " + pyDumps(seats));
+      throw new Error("take5 is played by 2 to 10 seats, not " + pyRepr(seats));
     }
     if (!/^\d+$/.test(String(seed))) {
-      throw new Error("a seed is a non-negative whole number, not " + pyDumps(seed));
+      throw new Error("a seed is a non-negative whole number, not " + String(seed));
     }
     var opts = validateOptions(options);
     var state = {
@@ -339,10 +364,16 @@
     return out;
   }
 
+  // Take5State.position: a short description of the position for error messages.
+  function position(state) {
+    var rows = state.rows.map(function (r) { return r.join(" "); }).join(" | ");
+    return "round " + state.round + " trick " + state.trick + ", rows [" + rows + "]";
+  }
+
   function illegal(state, seat, action, reason) {
     return new Error(
-      "illegal action " + pyDumps(action) + " for seat " + seat + " in take5: " + reason +
-        " (position: round " + state.round + " trick " + state.trick + ")"
+      "illegal action " + pyRepr(action) + " for seat " + pyStr(seat) + " in take5: " + reason +
+        " (position: " + position(state) + ")"
     );
   }
 
