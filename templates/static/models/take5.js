@@ -208,8 +208,13 @@
     return out;
   }
 
+  // What a step without events returns (most steps: a card chosen, not yet revealed); shared,
+  // so frozen.
+  var NO_EVENTS = Object.freeze([]);
+
   // A log entry: [audience, text], audience -1 for every seat (PUBLIC).
   function record(state, audience, text) {
+    if (state.events === NO_EVENTS) state.events = [];
     state.events.push([audience === null ? -1 : audience, text]);
   }
 
@@ -246,7 +251,7 @@
       rowChooser: null,
       over: false,
       capped: false,
-      events: [], // the events of the step being played
+      events: NO_EVENTS, // the events of the step being played
     };
     deal(state);
     return state;
@@ -378,7 +383,7 @@
   }
 
   function apply(state, seat, action) {
-    state.events = [];
+    state.events = NO_EVENTS;
     if (!isInt(seat)) throw illegal(state, seat, action, "no such seat");
     if (state.rowChooser === null && !state.over) {
       var chosen = state.chosen;
@@ -550,7 +555,7 @@
     copy.roundHeads = state.roundHeads.slice();
     copy.queue = state.queue.slice();
     copy.revealed = state.revealed.slice();
-    copy.events = [];
+    copy.events = NO_EVENTS;
     return copy;
   }
 
@@ -558,7 +563,7 @@
     start: function (seed, seats, options) {
       var state = newState(seed, seats, options);
       var events = state.events;
-      state.events = [];
+      state.events = NO_EVENTS;
       return [state, events];
     },
     words: wordsOf,
