@@ -21,6 +21,17 @@ MODELS = Path(__file__).parents[2] / "templates" / "static" / "models"
 GAMES_PER_CASE = 4
 CASES: list[tuple[str, int, dict[str, JSON]]] = [
     # (game, seats, options): each played GAMES_PER_CASE times with random legal moves
+    # Take 5: every seat count, and each option of RULES.md (alone and together)
+    *[("take5", seats, {}) for seats in range(2, 11)],
+    ("take5", 4, {"tactics": True}),
+    ("take5", 10, {"tactics": True}),
+    ("take5", 3, {"professional": True}),
+    ("take5", 10, {"professional": True}),
+    ("take5", 4, {"more_than": True, "end_score": 20}),
+    ("take5", 5, {"end_score": 1}),
+    ("take5", 6, {"max_rounds": 1}),
+    ("take5", 2, {"tactics": True, "professional": True, "max_rounds": 2, "end_score": 500}),
+    ("take5", 7, {"tactics": "yes", "more_than": "on", "max_rounds": "none", "end_score": "30"}),
 ]
 
 
