@@ -53,7 +53,7 @@ def python_draws(seed: str) -> JSON:
     rng = random.Random(int(seed))
     deck = list(range(108))
     rng.shuffle(deck)
-    bits = [rng.getrandbits(32), rng.getrandbits(1), rng._randbelow(1000), rng.random()]
+    bits = [rng.getrandbits(32), rng.getrandbits(1), rng.randrange(1000), rng.random()]
     return [deck, bits, rng.sample(list(range(1, 105)), 44), rng.sample(range(1000), 7)]
 
 
