@@ -103,7 +103,7 @@ def page_figures(games: list[str], pool: dict[str, list[Played]], longest: int) 
         bots = {b: BotRef(b, f"bot{b}", "", "", "v", "active", "") for b in range(6)}
         pages = Pages(out, TEMPLATES, bots, games)
         print(
-            f"{"game":>16}  {"seats":>5}  {'pages':>5}  {'steps med':>9}  {'steps max':>9}"
+            f"{'game':>16}  {'seats':>5}  {'pages':>5}  {'steps med':>9}  {'steps max':>9}"
             f"  {'KiB med':>8}  {'KiB max':>8}  {'CPU ms med':>10}  {'CPU ms max':>10}"
         )
 
