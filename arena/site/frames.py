@@ -1,5 +1,11 @@
 """A match record played back into what the replay viewer shows, step by step.
 
+A match page of a game with a model (:data:`MODELS`: every game) carries only its record, and
+the browser replays it (:func:`record_viewer`; ``templates/static/models/``): the game's rules,
+its drawing, its events and words in JavaScript, checked against this module at every step of
+random games of every option (tests/site/test_models.py). This module is that reference, and
+still builds the page of a game without a model:
+
 Frame ``i`` is the table after ``i`` actions. For each frame the viewer gets the omniscient table
 (the game's drawing of ``state.snapshot()``) and each seat's table (of
 ``state.observation(seat)``), both drawn by the game's functions in :mod:`arena.site.tables`;

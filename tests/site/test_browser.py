@@ -374,3 +374,35 @@ def test_a_long_game_replays_in_the_browser(
     )
     assert HOSTILE_NOTE in notes
     no_errors(browser)
+
+
+@pytest.mark.parametrize("game", sorted(MODELS))
+def test_a_record_that_does_not_replay_says_where_it_stops(
+    tmp_path: Path, browser: Browser, monkeypatch: pytest.MonkeyPatch, game: str
+) -> None:
+    """A damaged record (its twelfth action replaced by one no rule allows) replays up to that
+    action, and the page says where and why, in the Python viewer's words."""
+    page, _data = long_game_page(tmp_path, game, monkeypatch, True)
+    record_file = page.with_suffix(".json")
+    record = json.loads(record_file.read_text("utf-8"))
+    record["actions"][11][1] = {"no such": "action"}
+    names = ["alpha", HOSTILE_NAME, "gamma", "delta", "epsilon"][: len(record["seats"])]
+    bots = {b: BotRef(b, n, "", "", "v", "active", "") for b, n in enumerate(names, 1)}
+    pages = Pages(tmp_path, TEMPLATES, bots, [game])
+    pages.match_page(StoredMatch(1, "long1", 0, 0, game, tuple(bots), "now", record))
+    expected = build_viewer(record, names).error
+    assert expected.startswith("the replay stops at step 11: ")
+    browser.goto(page.as_uri())
+    assert wait_until(browser, "document.getElementById('viewer').dataset.ready === 'true'")
+    notice = "document.getElementById('replay-error')"
+    assert browser.evaluate(f"{notice}.hidden") is False
+    assert browser.evaluate(f"{notice}.textContent") == expected
+    assert browser.evaluate("document.getElementById('step').max") == "11"
+    record["options"] = {"no such option": 1}
+    pages.match_page(StoredMatch(1, "long1", 0, 0, game, tuple(bots), "now", record))
+    expected = build_viewer(record, names).error
+    assert expected.startswith("this match cannot be replayed: ")
+    browser.goto(page.as_uri())
+    assert wait_until(browser, "document.getElementById('viewer').dataset.ready === 'error'")
+    assert browser.evaluate(f"{notice}.textContent") == expected
+    no_errors(browser)
