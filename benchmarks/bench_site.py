@@ -7,7 +7,9 @@ per game, reused under new match ids and seatings), so every match page replays 
    build does): steps, page size and render time (CPU time of this process: the machine may
    be shared), median and max; then the longest Phase 10 game of ``--longest`` seeds at six
    seats, the issue's "longest Phase 10 game", and where its page's CPU goes (the replay
-   alone, the viewer's data, packing it; benchmarks/REPORT-pages.md).
+   alone, the viewer's data, packing it; benchmarks/REPORT-pages.md). A game with a model
+   (arena.site.frames.MODELS) is measured both ways side by side: its page carrying the record
+   for the browser to replay, and carrying the frames the Python viewer built ("(frames)").
 2. Per league size, a league stored through the league's own API (entrants, batches, records,
    ratings) over the games in turn, and for it:
 
@@ -44,6 +46,8 @@ from typing import Any
 
 import orjson
 
+import arena.site.build as site_build
+import arena.site.frames as frames_module
 from arena.games import GAMES
 from arena.league.config import GameConfig, default_config
 from arena.league.core import League
@@ -99,7 +103,7 @@ def page_figures(games: list[str], pool: dict[str, list[Played]], longest: int) 
         bots = {b: BotRef(b, f"bot{b}", "", "", "v", "active", "") for b in range(6)}
         pages = Pages(out, TEMPLATES, bots, games)
         print(
-            f"{'game':>8}  {'seats':>5}  {'pages':>5}  {'steps med':>9}  {'steps max':>9}"
+            f"{'game':>16}  {'seats':>5}  {'pages':>5}  {'steps med':>9}  {'steps max':>9}"
             f"  {'KiB med':>8}  {'KiB max':>8}  {'CPU ms med':>10}  {'CPU ms max':>10}"
         )
 
@@ -108,22 +112,55 @@ def page_figures(games: list[str], pool: dict[str, list[Played]], longest: int) 
             size = [f[1] / 1024 for f in figures]
             ms = [f[2] / 1000 for f in figures]
             print(
-                f"{label:>8}  {seats:>5}  {len(figures):>5}  {statistics.median(steps):>9.0f}"
+                f"{label:>16}  {seats:>5}  {len(figures):>5}  {statistics.median(steps):>9.0f}"
                 f"  {max(steps):>9}  {statistics.median(size):>8.1f}  {max(size):>8.1f}"
                 f"  {statistics.median(ms):>10.1f}  {max(ms):>10.1f}",
                 flush=True,
             )
 
         for game in games:
-            line(game, SEATS[game], [render_page(out, game, p, pages) for p in pool[game]])
+            for how in ways(game):
+                with how:
+                    figures = [render_page(out, game, p, pages) for p in pool[game]]
+                line(f"{game}{how.mark}", SEATS[game], figures)
         if "phase10" in games and longest:
             played = max((play("phase10", seed, 6) for seed in range(longest)), key=steps_of)
-            figures = [render_page(out, "phase10", played, pages) for _ in range(3)]
-            line("p10 long", 6, figures[1:])  # the first warms the caches
+            for how in ways("phase10"):
+                with how:
+                    figures = [render_page(out, "phase10", played, pages) for _ in range(5)]
+                line(f"p10 long{how.mark}", 6, figures[1:])  # the first warms the caches
             print(f"  (the longest of {longest} six-seat Phase 10 games: seed {played[0]})")
             breakdown(played)
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+class Way:
+    """How a match page carries its replay: the record, which the game's model replays in the
+    browser (``mark`` ""), or the frames the Python viewer builds (``mark`` " (frames)", what
+    every page carried before the models, and still does for a game without one)."""
+
+    def __init__(self, frames: bool) -> None:
+        self.frames = frames
+        self.mark = " (frames)" if frames else ""
+        self.saved: Any = None
+
+    def __enter__(self) -> Way:
+        names = vars(site_build)
+        if self.frames and "record_viewer" in names:
+            self.saved = names["record_viewer"]
+            names["record_viewer"] = lambda *_args: None
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.saved is not None:
+            vars(site_build)["record_viewer"] = self.saved
+
+
+def ways(game: str) -> list[Way]:
+    """Both ways side by side for a game with a model; the frames alone for one without."""
+    models: frozenset[str] = getattr(frames_module, "MODELS", frozenset())
+    return [Way(False), Way(True)] if game in models else [Way(True)]
 
 
 def breakdown(played: Played, runs: int = 3) -> None:

@@ -36,7 +36,7 @@ from arena.league.core import League
 from arena.league.rating import LeagueRatings, Standing, overall
 from arena.league.store import Entrant, EntrantStatus, StoredMatch, StoreReader
 from arena.site.cache import CACHE_FILE, VERSION, MatchList, MatchRow, SiteCache, Tally
-from arena.site.frames import build_viewer, embed_json, pack
+from arena.site.frames import MODELS, build_viewer, embed_json, pack, record_viewer
 from arena.site.pages import (
     TREND_BATCHES,
     BotRef,
@@ -68,6 +68,8 @@ TEMPLATES = resources.templates()
 """Packaged with the wheel, or the repository's templates/ in a checkout (arena/resources.py)."""
 SEEDS = resources.seeds()
 STATIC = ("site.css", "viewer.js", "bzip2.js", "tables.js", "search.js")
+MODEL_SCRIPTS = ("rng.js", "replay.js")
+"""What every game's model needs (``static/models/``), beside the models of :data:`MODELS`."""
 PAGE_SIZE = 100
 SEARCH_CHUNK = 1000
 """Matches to a file of the search index (matches/search/chunk-K.js): a build rewrites only
@@ -245,6 +247,9 @@ class Pages:
         folder.mkdir(parents=True, exist_ok=True)
         for name in STATIC:
             shutil.copyfile(self.templates / "static" / name, folder / name)
+        (folder / "models").mkdir(exist_ok=True)
+        for name in (*MODEL_SCRIPTS, *(f"{game}.js" for game in sorted(MODELS))):
+            shutil.copyfile(self.templates / "static" / "models" / name, folder / "models" / name)
 
     # -- match pages ----------------------------------------------------------------------
 
@@ -252,14 +257,17 @@ class Pages:
         return [self.bots.get(b, unknown_bot(b)).name for b in bots]
 
     def match_page(self, m: StoredMatch) -> None:
-        """Write the match's page and its record beside it."""
-        html = self.render_match(m)
-        self.write_record(m)
+        """Write the match's page and its record beside it (the same JSON, which the page of a
+        game with a model also carries)."""
+        record = self.shown(m.record)
+        text = orjson.dumps(record)
+        html = self.render_match(m, record, text)
+        self.write_record(m, text)
         self.write_html(match_path(m.match_id), html)
 
-    def render_match(self, m: StoredMatch) -> str:
-        """The HTML of the match's page (its links relative to :func:`match_path`)."""
-        record = self.shown(m.record)
+    def render_match(self, m: StoredMatch, record: dict[str, Any], text: bytes) -> str:
+        """The HTML of the match's page (its links relative to :func:`match_path`), given the
+        record as the page shows it and its JSON ``text``."""
         seats = []
         faulted = {f["seat"]: f for f in record.get("faults", [])}
         scores = record.get("result", {}).get("scores", [])
@@ -277,7 +285,8 @@ class Pages:
                     "decisions": (record.get("decisions") or [{}] * len(m.bots))[seat],
                 }
             )
-        viewer = build_viewer(record, self.names(m.bots))
+        names = self.names(m.bots)
+        viewer = record_viewer(record, names, text) or build_viewer(record, names)
         return self.render(
             match_path(m.match_id),
             "match.html",
@@ -289,14 +298,14 @@ class Pages:
             title=f"{game_title(m.game)} match {m.match_id}",
         )
 
-    def write_record(self, m: StoredMatch) -> None:
+    def write_record(self, m: StoredMatch, text: bytes) -> None:
         """The match's stored record as a file beside its page, for download (a file rather
         than a data link in the page: records of long games run to hundreds of kilobytes, and
         a data link would make every page carry its record twice, once for the viewer)."""
         target = self.out / record_path(m.match_id)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".part")
-        partial.write_bytes(orjson.dumps(self.shown(m.record)))
+        partial.write_bytes(text)
         os.replace(partial, target)
 
 
@@ -824,7 +833,9 @@ def match_page(
     if m is None:
         raise KeyError(match_id)
     games = [g.name for g in league.config.games]
-    return Pages(Path("."), templates, refs(league.entrants()), games, stderr).render_match(m)
+    pages = Pages(Path("."), templates, refs(league.entrants()), games, stderr)
+    record = pages.shown(m.record)
+    return pages.render_match(m, record, orjson.dumps(record))
 
 
 def match_record(league: League, match_id: str, stderr: bool = True) -> bytes:

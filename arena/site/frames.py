@@ -1,5 +1,11 @@
 """A match record played back into what the replay viewer shows, step by step.
 
+A match page of a game with a model (:data:`MODELS`: every game) carries only its record, and
+the browser replays it (:func:`record_viewer`; ``templates/static/models/``): the game's rules,
+its drawing, its events and words in JavaScript, checked against this module at every step of
+random games of every option (tests/site/test_models.py). This module is that reference, and
+still builds the page of a game without a model:
+
 Frame ``i`` is the table after ``i`` actions. For each frame the viewer gets the omniscient table
 (the game's drawing of ``state.snapshot()``) and each seat's table (of
 ``state.observation(seat)``), both drawn by the game's functions in :mod:`arena.site.tables`;
@@ -31,6 +37,7 @@ import base64
 import bz2
 import contextlib
 import gc
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -195,12 +202,16 @@ def unintern(data: Mapping[str, JSON]) -> dict[str, JSON]:
 
 
 def pack(data: Mapping[str, JSON]) -> str:
-    """The viewer's data as the text of its ``<script type="application/json">`` block:
+    """The viewer's data as the text of its ``<script type="application/json">`` block: for a
+    record to replay (:func:`record_viewer`), as it is (its strings are base64, names and
+    digits, and ``<`` is escaped all the same); else
     compact (:func:`intern`), as JSON; past :data:`PACKED_OVER` bytes, one JSON string
     instead, the base64 of that JSON compressed with bzip2, which ``templates/static/bzip2.js``
     undoes (the longest of ten six-seat Phase 10 games of random players, 17,109 steps: 0.96 MB
     compact, 85 KiB with bzip2 against 150 KiB deflated at level 9, what a browser could inflate
     by itself; bzip2 takes most of the CPU of packing, about as much as the replay)."""
+    if "record" in data:
+        return embed_json(dict(data))
     with collector_paused():
         text = orjson.dumps(intern(data))
     if len(text) > PACKED_OVER:
@@ -209,12 +220,26 @@ def pack(data: Mapping[str, JSON]) -> str:
 
 
 def unpack(text: str) -> dict[str, JSON]:
-    """:func:`pack` undone: the viewer's data from its script block, not interned (for
+    """:func:`pack` undone: the viewer's data from its script block, not interned; or, from a
+    page that carries its record (:func:`record_viewer`), that data with the record decoded (for
     tests)."""
     value = orjson.loads(text)
+    if isinstance(value, dict) and "record" in value:
+        return {**value, "record": orjson.loads(zlib.decompress(base64.b64decode(value["record"])))}
     if isinstance(value, str):
         value = orjson.loads(bz2.decompress(base64.b64decode(value)))
     return unintern(value)
+
+
+MODELS: frozenset[str] = frozenset({"take5"})
+"""Games whose match pages carry the record itself, replayed in the browser by the game's model
+(``templates/static/models/GAME.js``, through ``models/replay.js``; :func:`record_viewer`). The
+models are checked against :func:`build_viewer` (tables, events and words at every step of random
+games, every option: tests/site/test_models.py)."""
+
+RECORD_LEVEL = 6
+"""zlib level of a record in its page: the longest of ten six-seat Phase 10 games (274 KiB of
+JSON) is 22 KiB in 3.8 ms at 6, 38 KiB in 1.0 ms at 1, 21 KiB in 28 ms at 9."""
 
 
 @dataclass(frozen=True)
@@ -225,6 +250,29 @@ class Viewer:
     data: dict[str, JSON] | None
     error: str
     steps: int
+
+
+_FACES: dict[str, JSON] = {}
+
+
+def record_viewer(record: Mapping[str, JSON], names: list[str], text: bytes) -> Viewer | None:
+    """What the page of a game with a model (:data:`MODELS`) embeds: the record (``text``, its
+    JSON) compressed with zlib, as base64, which the browser inflates by itself, with the seed as
+    text (JSON numbers past 2^53 lose digits in a browser). None for a game without a model."""
+    game = record.get("game")
+    if game not in MODELS:
+        return None
+    faces = _FACES.get(game)
+    if faces is None:
+        faces = _FACES[game] = drawing(game).faces()
+    data: dict[str, JSON] = {
+        "game": game,
+        "names": names,
+        "faces": faces,
+        "seed": str(record.get("seed")),
+        "record": base64.b64encode(zlib.compress(text, RECORD_LEVEL)).decode(),
+    }
+    return Viewer(data, "", len(record.get("actions", ())) + 1)
 
 
 def action_text(action: JSON) -> str:

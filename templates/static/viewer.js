@@ -1,17 +1,69 @@
 // The replay viewer: draws the frame of one step from the page's embedded JSON.
 // Every string from the data is put in the page with textContent, never as HTML.
+//
+// The page carries either the match's record, which the game's model replays here
+// (static/models/GAME.js, through static/models/replay.js; frames.record_viewer), or, for a game
+// without a model, every frame's table built by the Python viewer (frames.build_viewer).
 (function () {
   "use strict";
   var root = document.getElementById("viewer");
   var source = document.getElementById("replay-data");
   if (!root || !source) return;
   var packed = JSON.parse(source.textContent);
+  if (packed !== null && typeof packed === "object" && typeof packed.record === "string") {
+    inflate(packed.record).then(function (record) {
+      var data = fromRecord(packed, record);
+      if (data) start(data);
+    }).catch(function (e) { stopped("this match cannot be replayed: " + e.message); });
+    return;
+  }
   if (typeof packed === "string") {
     // A long game's data comes compressed with bzip2, as base64 (frames.pack; static/bzip2.js).
     var bytes = Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });
     packed = JSON.parse(new TextDecoder("utf-8").decode(window.arenaBunzip2(bytes)));
   }
-  start(unintern(packed));
+  var plain = unintern(packed);
+  var tables = null;
+  plain.omniAt = function (i) { return (tables = tables || decodePatches(plain.omni))[i]; };
+  plain.steps = plain.moves.length;
+  start(plain);
+
+  // The record: zlib-compressed JSON as base64, undone by the browser's own inflate.
+  function inflate(base64) {
+    var bytes = Uint8Array.from(atob(base64), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  // Why there is no replay (or where it stops), shown above the viewer.
+  function stopped(message) {
+    var notice = document.getElementById("replay-error");
+    if (notice) { notice.textContent = message; notice.hidden = false; }
+    root.setAttribute("data-ready", "error");
+  }
+  // The viewer's data from a record replayed by its game's model: the seed comes as text from
+  // the page (a record's seed may pass 2^53, which JSON.parse would round).
+  function fromRecord(page, record) {
+    var replay = window.arenaReplay(page.game, page.seed, record.seats.length, record.options, record.actions);
+    if (!replay.steps) { stopped(replay.error); return null; }
+    if (replay.error) stopped(replay.error);
+    var last = replay.steps - 1;
+    var fallback = {};
+    (record.fallback_steps || []).forEach(function (i) { fallback[i + 1] = true; });
+    return {
+      game: page.game,
+      names: page.names,
+      faces: page.faces,
+      steps: replay.steps,
+      omniAt: replay.tableAt,
+      seats: record.seats.map(function () { return []; }),  // a seat sees the table masked
+      events: replay.events,
+      moves: replay.moves.map(function (m, i) { return m && fallback[i] ? m.concat([1]) : m; }),
+      faults: (record.faults || []).map(function (f) {
+        return { frame: Math.min(f.step + 1, last), seat: f.seat, status: f.status, message: f.message, stderr: f.stderr_tail };
+      }),
+      notes: (record.debug || []).map(function (d) { return { frame: Math.min(d[0] + 1, last), seat: d[1], note: d[2] }; }),
+    };
+  }
 
   // The compact form (frames.Interner): each distinct path and text is stored once, by its
   // number; a patch is one flat list (path, value for a replacement; ~path, start, count,
@@ -40,34 +92,37 @@
     return data;
   }
 
-  function start(data) {
-    var steps = data.moves.length;
+  // Each view is stored as patches against the same view one step earlier (frames.diff):
+  // [path, value] replaces, [path, start, count, items] splices a list of plain values.
+  function copy(value) { return Array.isArray(value) ? value.slice() : Object.assign({}, value); }
+  function spliced(list, op) { return list.slice(0, op[1]).concat(op[3], list.slice(op[1] + op[2])); }
+  function applyPatch(value, patch) {
+    patch.forEach(function (op) {
+      var path = op[0];
+      if (path.length === 0) { value = op.length === 2 ? op[1] : spliced(value, op); return; }
+      var top = copy(value);
+      var node = top;
+      for (var i = 0; i < path.length - 1; i++) {
+        node[path[i]] = copy(node[path[i]]);
+        node = node[path[i]];
+      }
+      var key = path[path.length - 1];
+      node[key] = op.length === 2 ? op[1] : spliced(node[key], op);
+      value = top;
+    });
+    return value;
+  }
+  function decodePatches(patches) {
+    var out = [], value = null;
+    patches.forEach(function (p) { value = applyPatch(value, p); out.push(value); });
+    return out;
+  }
 
-    // Each view is stored as patches against the same view one step earlier (frames.diff):
-    // [path, value] replaces, [path, start, count, items] splices a list of plain values.
-    function copy(value) { return Array.isArray(value) ? value.slice() : Object.assign({}, value); }
-    function spliced(list, op) { return list.slice(0, op[1]).concat(op[3], list.slice(op[1] + op[2])); }
-    function applyPatch(value, patch) {
-      patch.forEach(function (op) {
-        var path = op[0];
-        if (path.length === 0) { value = op.length === 2 ? op[1] : spliced(value, op); return; }
-        var top = copy(value);
-        var node = top;
-        for (var i = 0; i < path.length - 1; i++) {
-          node[path[i]] = copy(node[path[i]]);
-          node = node[path[i]];
-        }
-        var key = path[path.length - 1];
-        node[key] = op.length === 2 ? op[1] : spliced(node[key], op);
-        value = top;
-      });
-      return value;
-    }
-    function decode(patches) {
-      var out = [], value = null;
-      patches.forEach(function (p) { value = applyPatch(value, p); out.push(value); });
-      return out;
-    }
+  // data: names, faces, steps, omniAt(i) (the omniscient table of frame i), seats (per seat,
+  // [frame, patch] where its own table is not the omniscient one masked), events, moves,
+  // faults, notes.
+  function start(data) {
+    var steps = data.steps;
     // A private zone of another seat, as that seat's own table shows it (tables.hidden).
     function hidden(zone) {
       var copy = Object.assign({}, zone);
@@ -94,7 +149,7 @@
       });
       return copy;
     }
-    var frames = { all: decode(data.omni) };
+    var frames = { all: { at: data.omniAt } };
     // A seat's frame is the masked omniscient frame of the same step, patched at the steps
     // listed for the seat ([step, patch]: only where the seat's own table differs).
     data.seats.forEach(function (changes, seat) {
@@ -103,17 +158,18 @@
       frames[String(seat)] = {
         at: function (i) {
           if (cache && cache[0] === i) return cache[1];
-          var value = applyPatch(mask(frames.all[i], seat), at[i] || []);
+          var value = applyPatch(mask(data.omniAt(i), seat), at[i] || []);
           cache = [i, value];
           return value;
         }
       };
     });
-    function frameAt(v, i) { return v === "all" ? frames.all[i] : frames[v].at(i); }
+    function frameAt(v, i) { return frames[v].at(i); }
 
     var step = 0, view = "all", timer = null;
     var board = document.getElementById("board");
     var slider = document.getElementById("step");
+    slider.max = String(steps - 1);  // fewer than the record's actions if its replay stops
     var label = document.getElementById("step-label");
     var moveLine = document.getElementById("move");
     var alerts = document.getElementById("alerts");

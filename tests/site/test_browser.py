@@ -16,7 +16,7 @@ from arena.league.store import StoredMatch
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from arena.site.build import TEMPLATES, Pages
-from arena.site.frames import build_viewer, decode, unintern
+from arena.site.frames import MODELS, build_viewer, decode, unintern
 from arena.site.pages import BotRef, match_path
 from tests.site.cdp import CHROMIUM, Browser
 from tests.site.leagues import HOSTILE_NAME, HOSTILE_NOTE, make_league, record_of
@@ -287,51 +287,75 @@ def test_head_to_head_on_a_phone_scrolls_in_its_box(site: Path, browser: Browser
     no_errors(browser)
 
 
-def long_game_page(root: Path) -> tuple[Path, dict[str, Any]]:
-    """A Phase 10 game played to its end by random players, long enough for its replay data to
-    be packed (bzip2, base64), rendered alone; and the viewer data Python built."""
-    spec = GAMES["phase10"]
-    played = play_local(spec, 3, [RandomPlayer(f"3:{s}") for s in range(3)], {"max_hands": 4})
-    names = ["alpha", HOSTILE_NAME, "gamma"]
+LONG_GAMES: dict[str, tuple[int, dict[str, Any]]] = {
+    "phase10": (3, {"max_hands": 4}),
+    "take5": (5, {}),
+    "ten": (4, {}),
+}
+"""Seats and options of the long game played per game (Phase 10's: over 500 steps)."""
+
+
+def long_game_page(
+    root: Path, game: str, monkeypatch: pytest.MonkeyPatch, model: bool
+) -> tuple[Path, dict[str, Any]]:
+    """A game played to its end by random players, rendered alone, its page carrying the record
+    for the game's model to replay (``model``) or the frames the Python viewer built; and the
+    viewer data Python built."""
+    seats, options = LONG_GAMES[game]
+    spec = GAMES[game]
+    played = play_local(spec, 3, [RandomPlayer(f"3:{s}") for s in range(seats)], options)
+    names = ["alpha", HOSTILE_NAME, "gamma", "delta", "epsilon"][:seats]
     record = record_of(
         "long1",
-        "phase10",
+        game,
         3,
         dict(played.replay.options),
-        [1, 2, 3],
+        list(range(1, seats + 1)),
         names,
         played.replay.actions,
         played.state.result().to_json(),
         debug=[(5, 1, HOSTILE_NOTE)],
     )
-    bots = {
-        b: BotRef(b, n, "", "", "v", "active", "") for b, n in zip((1, 2, 3), names, strict=True)
-    }
-    pages = Pages(root, TEMPLATES, bots, ["phase10"])
+    bots = {b: BotRef(b, n, "", "", "v", "active", "") for b, n in enumerate(names, 1)}
+    if not model:
+        monkeypatch.setattr("arena.site.build.record_viewer", lambda *_args: None)
+    pages = Pages(root, TEMPLATES, bots, [game])
     pages.copy_static()
-    match = StoredMatch(1, "long1", 0, 0, "phase10", (1, 2, 3), "now", record)
+    match = StoredMatch(1, "long1", 0, 0, game, tuple(bots), "now", record)
     pages.match_page(match)
     viewer = build_viewer(record, names)
     assert viewer.data is not None
     return root / match_path("long1"), viewer.data
 
 
-def test_a_long_game_replays_from_its_packed_data(tmp_path: Path, browser: Browser) -> None:
-    page, data = long_game_page(tmp_path)
+@pytest.mark.parametrize(
+    ("game", "model"), [*((g, True) for g in sorted(MODELS)), ("phase10", False)]
+)
+def test_a_long_game_replays_in_the_browser(
+    tmp_path: Path, browser: Browser, monkeypatch: pytest.MonkeyPatch, game: str, model: bool
+) -> None:
+    """The board, its facts and the move in words at steps through the game, from every point
+    of view, are the Python viewer's: replayed from the record by the game's model, or decoded
+    from the packed frames (bzip2, base64) for a game without one."""
+    page, data = long_game_page(tmp_path, game, monkeypatch, model)
     text = page.read_text("utf-8")
-    block = text.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
-    assert isinstance(json.loads(block), str)  # packed: one string
+    block = json.loads(text.split('id="replay-data">', 1)[1].split("</script>", 1)[0])
+    if model:
+        assert set(block) == {"game", "names", "faces", "seed", "record"}
+    else:
+        assert isinstance(block, str)  # packed: one string
     omni, per_seat = decode(data)
     moves = unintern(data)["moves"]
     steps = len(omni)
-    assert steps > 500
+    assert steps > (500 if game == "phase10" else 30)
     browser.viewport(1280, 900)
     browser.goto(page.as_uri())
     assert wait_until(browser, "document.getElementById('viewer').dataset.ready === 'true'")
     cards = "document.querySelectorAll('#board .card').length"
     facts = "[...document.querySelectorAll('#board > dl.facts dd')].map(d => d.textContent)"
     label = "document.getElementById('step-label').textContent"
-    for step in (0, 1, 6, steps // 2, steps - 2, steps - 1):
+    assert browser.evaluate("document.getElementById('step').max") == str(steps - 1)
+    for step in (0, 1, 6, steps // 2, steps - 2, steps - 1, 7, 3):
         for view, tables in (("all", omni), ("0", per_seat[0]), ("2", per_seat[2])):
             browser.evaluate(f"location.hash = '#step={step}&seat={view}'")
             assert wait_until(browser, f"{label}.startsWith('Step {step} of ')")
@@ -349,4 +373,36 @@ def test_a_long_game_replays_from_its_packed_data(tmp_path: Path, browser: Brows
         "[...document.querySelectorAll('#alerts pre')].map(p => p.textContent)"
     )
     assert HOSTILE_NOTE in notes
+    no_errors(browser)
+
+
+@pytest.mark.parametrize("game", sorted(MODELS))
+def test_a_record_that_does_not_replay_says_where_it_stops(
+    tmp_path: Path, browser: Browser, monkeypatch: pytest.MonkeyPatch, game: str
+) -> None:
+    """A damaged record (its twelfth action replaced by one no rule allows) replays up to that
+    action, and the page says where and why, in the Python viewer's words."""
+    page, _data = long_game_page(tmp_path, game, monkeypatch, True)
+    record_file = page.with_suffix(".json")
+    record = json.loads(record_file.read_text("utf-8"))
+    record["actions"][11][1] = {"no such": "action"}
+    names = ["alpha", HOSTILE_NAME, "gamma", "delta", "epsilon"][: len(record["seats"])]
+    bots = {b: BotRef(b, n, "", "", "v", "active", "") for b, n in enumerate(names, 1)}
+    pages = Pages(tmp_path, TEMPLATES, bots, [game])
+    pages.match_page(StoredMatch(1, "long1", 0, 0, game, tuple(bots), "now", record))
+    expected = build_viewer(record, names).error
+    assert expected.startswith("the replay stops at step 11: ")
+    browser.goto(page.as_uri())
+    assert wait_until(browser, "document.getElementById('viewer').dataset.ready === 'true'")
+    notice = "document.getElementById('replay-error')"
+    assert browser.evaluate(f"{notice}.hidden") is False
+    assert browser.evaluate(f"{notice}.textContent") == expected
+    assert browser.evaluate("document.getElementById('step').max") == "11"
+    record["options"] = {"no such option": 1}
+    pages.match_page(StoredMatch(1, "long1", 0, 0, game, tuple(bots), "now", record))
+    expected = build_viewer(record, names).error
+    assert expected.startswith("this match cannot be replayed: ")
+    browser.goto(page.as_uri())
+    assert wait_until(browser, "document.getElementById('viewer').dataset.ready === 'error'")
+    assert browser.evaluate(f"{notice}.textContent") == expected
     no_errors(browser)

@@ -21,6 +21,17 @@ MODELS = Path(__file__).parents[2] / "templates" / "static" / "models"
 GAMES_PER_CASE = 4
 CASES: list[tuple[str, int, dict[str, JSON]]] = [
     # (game, seats, options): each played GAMES_PER_CASE times with random legal moves
+    # Take 5: every seat count, and each option of RULES.md (alone and together)
+    *[("take5", seats, {}) for seats in range(2, 11)],
+    ("take5", 4, {"tactics": True}),
+    ("take5", 10, {"tactics": True}),
+    ("take5", 3, {"professional": True}),
+    ("take5", 10, {"professional": True}),
+    ("take5", 4, {"more_than": True, "end_score": 20}),
+    ("take5", 5, {"end_score": 1}),
+    ("take5", 6, {"max_rounds": 1}),
+    ("take5", 2, {"tactics": True, "professional": True, "max_rounds": 2, "end_score": 500}),
+    ("take5", 7, {"tactics": "yes", "more_than": "on", "max_rounds": "none", "end_score": "30"}),
     # Phase 10: every seat count and option. With these seeds the last three reach tie-break
     # hands (one capped with no winner, one won by going out, one by laying down first).
     ("phase10", 2, {}),
@@ -56,7 +67,7 @@ def python_draws(seed: str) -> JSON:
     rng = random.Random(int(seed))
     deck = list(range(108))
     rng.shuffle(deck)
-    bits = [rng.getrandbits(32), rng.getrandbits(1), rng._randbelow(1000), rng.random()]
+    bits = [rng.getrandbits(32), rng.getrandbits(1), rng.randrange(1000), rng.random()]
     return [deck, bits, rng.sample(list(range(1, 105)), 44), rng.sample(range(1000), 7)]
 
 
