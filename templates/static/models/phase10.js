@@ -1,8 +1,8 @@
 // Phase 10's model for the match-page replay viewer: the state transitions of
 // arena/games/phase10.py (+ phase10_groups.py), the event texts of Phase10State.describe, the move
 // words of arena.boards.phase10_action and the omniscient table of arena/site/tables.py
-// (phase10_table, Phase10Keeper). It replays an audited record: no legality search (the Python
-// asks it only to check an action), only enough checks to refuse what the state cannot take.
+// (phase10_table, Phase10Keeper). Each action is checked as the rules check it, so that a
+// damaged record stops where and as the Python viewer's does (a stored record is audited).
 // The RNG is used exactly where the Python uses it: a shuffle of the deck at each hand's deal and
 // of the discard pile when the draw pile runs out.
 (function () {
@@ -442,21 +442,304 @@
     );
   }
 
-  // -- applying --------------------------------------------------------------------------------
+  // -- whether an action is legal (Phase10State._allows) ---------------------------------------
+  // A stored record was played by the rules and audited, so every action of it is legal; a
+  // damaged one is refused at its first illegal action, in the rules' words, as the Python
+  // viewer does. Each action is checked alone (is it in the list _compute_legal would give?),
+  // the lay-down's steps with the same feasibility search (phase10_groups.fits).
 
-  function refuse(st, seat, action, reason) {
-    return new Error("seat " + seat + " cannot play " + JSON.stringify(action) + ": " + reason);
+  // The pool: the hand projected on what the phase's groups count: [wilds, count of 1..12] or
+  // [wilds, red, blue, green, yellow] (pool_of).
+  function poolOf(cards, colours) {
+    var counts = [];
+    for (var i = 0; i < (colours ? COLOURS.length + 1 : TOP + 1); i++) counts.push(0);
+    for (var c = 0; c < cards.length; c++) {
+      var card = cards[c];
+      if (card === WILD) counts[0] += 1;
+      else if (card !== SKIP) counts[colours ? COLOURS.indexOf(colour(card)) + 1 : number(card)] += 1;
+    }
+    return counts;
   }
+
+  function byColour(phase) {
+    return PHASES[phase][0][0] === "colour";
+  }
+
+  function sum(list) {
+    var total = 0;
+    for (var i = 0; i < list.length; i++) total += list[i];
+    return total;
+  }
+
+  // A requirement (Req): [kind, key, more, natural]: more cards (at least) from key (the set's
+  // number, the colour's index, or the run's next value; 0 = any), one of them natural or not.
+  function reqKeys(req, pool) {
+    if (req[1]) return [req[1]];
+    var keys = [];
+    for (var k = 1; k < pool.length; k++) keys.push(k);
+    return keys;
+  }
+
+  function taken(pool, wilds, used) {
+    var counts = pool.slice();
+    counts[0] -= wilds;
+    for (var i = 0; i < used.length; i++) counts[used[i][0]] -= used[i][1];
+    return counts;
+  }
+
+  // Whether one last group can be completed from pool leaving keep cards (last_fits).
+  function lastFits(req, pool, keep) {
+    var total = sum(pool), wilds = pool[0], keys = reqKeys(req, pool), more = req[2];
+    if (more === 0 && !req[3]) return total >= keep;
+    if (req[0] !== "run") {
+      var want = Math.max(more, 1);
+      if (total - want < keep) return false;
+      return keys.some(function (k) { return pool[k] + wilds >= want && (pool[k] >= 1 || !req[3]); });
+    }
+    for (var i = 0; i < keys.length; i++) {
+      var start = keys[i], missing = 0, natural = false;
+      for (var value = start; value <= TOP; value++) {
+        if (pool[value]) natural = true;
+        else missing += 1;
+        var length = value - start + 1;
+        if (missing > wilds || total - length < keep) break;
+        if (length >= more && (natural || !req[3])) return true;
+      }
+    }
+    return false;
+  }
+
+  // The subsets of items of each size, in the order of itertools.combinations (order does not
+  // matter to the answer; any() over them).
+  function subsets(items, out, from, chosen) {
+    out.push(chosen.slice());
+    for (var i = from; i < items.length; i++) {
+      chosen.push(items[i]);
+      subsets(items, out, i + 1, chosen);
+      chosen.pop();
+    }
+    return out;
+  }
+
+  // The pools left by each least way of completing one group (completions).
+  function completions(req, pool) {
+    var wilds = pool[0], keys = reqKeys(req, pool), more = req[2], out = [];
+    if (more === 0 && !req[3]) return [pool];
+    if (req[0] !== "run") {
+      var want = Math.max(more, 1);
+      keys.forEach(function (k) {
+        for (var used = req[3] ? 1 : 0; used <= Math.min(want, pool[k]); used++) {
+          if (want - used <= wilds) out.push(taken(pool, want - used, [[k, used]]));
+        }
+      });
+      return out;
+    }
+    keys.forEach(function (start) {
+      for (var stop = start + Math.max(more, 1) - 1; stop <= TOP; stop++) {
+        var places = stop - start + 1, have = [];
+        for (var v = start; v <= stop; v++) if (pool[v]) have.push(v);
+        var longer = stop > start + more - 1;
+        subsets(have, [], 0, []).forEach(function (chosen) {
+          if ((req[3] && !chosen.length) || (longer && chosen.indexOf(stop) < 0)) return;
+          if (places - chosen.length <= wilds) {
+            out.push(taken(pool, places - chosen.length, chosen.map(function (x) { return [x, 1]; })));
+          }
+        });
+      }
+    });
+    return out;
+  }
+
+  var FITS = new Map(); // fits is a pure function of its arguments: memoised, as in Python
+
+  // Whether every group of reqs can be completed from pool, leaving keep cards (fits).
+  function fits(reqs, pool, keep) {
+    if (!reqs.length) return sum(pool) >= keep;
+    if (reqs.length === 1) return lastFits(reqs[0], pool, keep);
+    var key = JSON.stringify([reqs, pool, keep]);
+    var known = FITS.get(key);
+    if (known !== undefined) return known;
+    var rest = reqs.slice(1);
+    var answer = completions(reqs[0], pool).some(function (left) { return fits(rest, left, keep); });
+    if (FITS.size > 65536) FITS.clear();
+    FITS.set(key, answer);
+    return answer;
+  }
+
+  // fits; with natural_per_phase the natural flags mean "one natural is still needed somewhere".
+  function fitsPhase(reqs, pool, keep, naturalPerPhase) {
+    if (!naturalPerPhase || !reqs.some(function (r) { return r[3]; })) return fits(reqs, pool, keep);
+    var plain = reqs.map(function (r) { return [r[0], r[1], r[2], false]; });
+    return reqs.some(function (r, i) {
+      return fits(plain.slice(0, i).concat([r], plain.slice(i + 1)), pool, keep);
+    });
+  }
+
+  function naturals(group) {
+    return group.cards.filter(isNatural).length;
+  }
+
+  // Cards a seat must keep after laying down or hitting (one for the final discard).
+  function keepCards(st) {
+    return st.final_discard ? 1 : 0;
+  }
+
+  // Cards the pool must keep back: each Skip in hand already keeps a card (Skips are no pool).
+  function poolKeep(st, hand) {
+    return Math.max(0, keepCards(st) - hand.filter(function (c) { return c === SKIP; }).length);
+  }
+
+  // What the lay-down (phase, groups, open) still needs, and whether a natural card is in it.
+  function reqsOf(st, phase, groups, open) {
+    var needs = PHASES[phase];
+    var cards = [];
+    groups.forEach(function (g) { cards = cards.concat(g.cards); });
+    if (open !== null) cards = cards.concat(open.cards);
+    var naturalIn = cards.some(isNatural);
+    var reqs = [];
+    var rest;
+    if (open !== null) {
+      var need = needs[groups.length];
+      var next = open.kind === "run" ? high(open) + 1 : open.key;
+      reqs.push([open.kind, next, Math.max(0, need[1] - open.cards.length), naturals(open) === 0]);
+      rest = needs.slice(groups.length + 1);
+    } else {
+      rest = needs.slice(groups.length);
+    }
+    rest.forEach(function (n) { reqs.push([n[0], 0, n[1], true]); });
+    if (st.natural_per_phase) {
+      reqs = reqs.map(function (r) { return [r[0], r[1], r[2], !naturalIn]; });
+    }
+    return [reqs, naturalIn];
+  }
+
+  function feasible(st, phase, groups, open, hand) {
+    var found = reqsOf(st, phase, groups, open);
+    if (!found[0].length && !found[1]) return false; // no natural card at all (only per phase)
+    return fitsPhase(found[0], poolOf(hand, byColour(phase)), poolKeep(st, hand), st.natural_per_phase);
+  }
+
+  function isInt(value) {
+    return typeof value === "number" && Number.isInteger(value);
+  }
+
+  function isObject(value) {
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
+  // The action's keys are exactly these (same_json compares dicts by their keys).
+  function keysAre(action, names) {
+    var keys = Object.keys(action);
+    return keys.length === names.length && names.every(function (n) { return n in action; });
+  }
+
+  function skipTargets(st, seat) {
+    if (st.skip_next) return [nextSeat(st, seat)];
+    return st.active.filter(function (s) { return s !== seat && !st.skip_waiting[s]; });
+  }
+
+  // A discard among that card's discards (_discards): a Skip names its victim when one may be.
+  function allowsDiscard(st, seat, hand, action) {
+    var card = action.discard;
+    if (typeof card !== "string" || hand.indexOf(card) < 0) return false;
+    if (card !== SKIP) return keysAre(action, ["discard"]);
+    var targets = hand.length > 1 ? skipTargets(st, seat) : [];
+    if (!targets.length) return keysAre(action, ["discard"]);
+    return keysAre(action, ["discard", "target"]) && isInt(action.target) && targets.indexOf(action.target) >= 0;
+  }
+
+  // A hit among _hit_actions: the card from the hand, at an end of the group it fits.
+  function allowsHit(st, seat, hand, action) {
+    var group = isInt(action.hit) ? st.table[action.hit] : undefined;
+    var card = action.card;
+    if (group === undefined || typeof card !== "string" || hand.indexOf(card) < 0) return false;
+    if (hand.length - 1 < keepCards(st)) return false;
+    if (st.laid_this_turn && !st.hit_others_same_turn && group.owner !== seat) return false;
+    if (group.kind !== "run") return keysAre(action, ["hit", "card"]) && fitsGroup(group.kind, group.key, card);
+    if (!keysAre(action, ["hit", "card", "end"])) return false;
+    if (action.end === "low") return fitsGroup("run", group.key - 1, card);
+    if (action.end === "high") return fitsGroup("run", high(group) + 1, card);
+    return false;
+  }
+
+  function allowsPlay(st, seat, action) {
+    var hand = st.hands[seat];
+    if (!isObject(action)) return false;
+    if ("discard" in action) return allowsDiscard(st, seat, hand, action);
+    if (st.laid[seat] === null) {
+      var phase = action.lay;
+      return keysAre(action, ["lay"]) && isInt(phase) && phasesOpen(st, seat).indexOf(phase) >= 0 &&
+        feasible(st, phase, [], null, hand);
+    }
+    return "hit" in action && allowsHit(st, seat, hand, action);
+  }
+
+  // Opening the next group of the phase being laid (_lay_actions, no group open).
+  function allowsOpen(st, seat, hand, action) {
+    var lay = st.laying;
+    var need = PHASES[lay.phase][lay.groups.length];
+    if (!isObject(action) || !keysAre(action, [need[0]])) return false;
+    var key = action[need[0]];
+    if (need[0] === "colour") {
+      if (typeof key !== "string" || COLOURS.indexOf(key) < 0) return false;
+      key = COLOURS.indexOf(key) + 1;
+    } else {
+      var last = need[0] === "run" ? TOP - need[1] + 1 : TOP;
+      if (!isInt(key) || key < 1 || key > last) return false;
+    }
+    return feasible(st, lay.phase, lay.groups, newGroup(seat, need[0], key, []), hand);
+  }
+
+  // Adding to the open group, or closing it (_lay_actions, a group open).
+  function allowsGrow(st, hand, action) {
+    var lay = st.laying, group = lay.open;
+    if (action === END) {
+      var need = PHASES[lay.phase][lay.groups.length];
+      var naturalOk = st.natural_per_phase || naturals(group) > 0;
+      return group.cards.length >= need[1] && naturalOk &&
+        feasible(st, lay.phase, lay.groups.concat([group]), null, hand);
+    }
+    if (!isObject(action) || !keysAre(action, ["add"])) return false;
+    var card = action.add;
+    if (typeof card !== "string" || hand.indexOf(card) < 0) return false;
+    var slot = group.kind === "run" ? high(group) + 1 : group.key;
+    if (!fitsGroup(group.kind, slot, card)) return false;
+    var rest = hand.slice();
+    rest.splice(rest.indexOf(card), 1);
+    var grown = newGroup(group.owner, group.kind, group.key, group.cards.concat([card]));
+    return feasible(st, lay.phase, lay.groups, grown, rest);
+  }
+
+  function allows(st, seat, action) {
+    if (st.step === STEP_DRAW) return (action === DRAW && canDraw(st)) || (action === TAKE && canTake(st));
+    if (st.step === STEP_PLAY) return allowsPlay(st, seat, action);
+    var hand = st.hands[seat];
+    return st.laying.open === null ? allowsOpen(st, seat, hand, action) : allowsGrow(st, hand, action);
+  }
+
+  // The position in words (Phase10State.position), for IllegalActionError's message.
+  function position(st) {
+    var pile = st.discard_pile;
+    return "hand " + st.hand_no + ", seat " + st.turn + " to " + st.step + ", discard top " +
+      (pile.length ? pile[pile.length - 1] : "-") + ", hand [" + st.hands[st.turn].join(" ") + "], " +
+      st.table.length + " groups down";
+  }
+
+  function illegal(st, seat, action, reason) {
+    return new Error("illegal action " + py(action) + " for seat " + seat + " in phase10: " + reason +
+      " (position: " + position(st) + ")");
+  }
+
+  // -- applying --------------------------------------------------------------------------------
 
   function removeCard(list, card) {
     var at = list.indexOf(card);
     if (at >= 0) list.splice(at, 1);
-    return at >= 0;
   }
 
   // Take card out of the seat's hand (it goes on the table or the discard pile).
-  function giveUp(st, seat, action, card) {
-    if (!removeCard(st.hands[seat], card)) throw refuse(st, seat, action, "the card is not in the hand");
+  function giveUp(st, seat, card) {
+    removeCard(st.hands[seat], card);
     removeCard(st.known[seat], card);
   }
 
@@ -518,8 +801,7 @@
   function hit(st, seat, action) {
     var group = st.table[action.hit];
     var card = action.card;
-    if (group === undefined || typeof card !== "string") throw refuse(st, seat, action, "no such hit");
-    giveUp(st, seat, action, card);
+    giveUp(st, seat, card);
     if (action.end === "low") {
       group.key -= 1;
       group.cards.unshift(card);
@@ -533,7 +815,7 @@
 
   function discard(st, seat, action) {
     var card = action.discard;
-    giveUp(st, seat, action, card);
+    giveUp(st, seat, card);
     st.discard_pile.push(card);
     var target = action.target === undefined ? null : action.target;
     emit(st, "seat " + seat + " discards " + card + (target !== null ? " onto seat " + target : ""));
@@ -547,46 +829,29 @@
     endHand(st, seat);
   }
 
-  // Opening a group of the phase being laid: {"set": n}, {"run": lo} or {"colour": c}.
-  function openGroup(st, seat, action) {
-    var keys = Object.keys(action);
-    var kind = keys[0];
-    var key = action[kind];
-    if (keys.length !== 1 || ["set", "run", "colour"].indexOf(kind) < 0) {
-      throw refuse(st, seat, action, "not an action of Phase 10");
-    }
-    var index = kind === "colour" ? COLOURS.indexOf(key) + 1 : key;
-    st.laying.open = newGroup(seat, kind, index, []);
-  }
-
-  function applyString(st, seat, action) {
-    if (action === DRAW && st.step === STEP_DRAW && canDraw(st)) draw(st, seat);
-    else if (action === TAKE && st.step === STEP_DRAW && canTake(st)) take(st, seat);
-    else if (action === END && st.step === STEP_LAY && st.laying.open !== null) closeGroup(st, seat);
-    else throw refuse(st, seat, action, "not among the legal actions to " + st.step);
-  }
-
-  function applyObject(st, seat, action) {
-    if (st.step === STEP_DRAW) throw refuse(st, seat, action, "the seat must draw first");
-    if ("lay" in action) {
-      if (st.step !== STEP_PLAY || st.laid[seat] !== null || phasesOpen(st, seat).indexOf(action.lay) < 0) {
-        throw refuse(st, seat, action, "that phase cannot be laid now");
-      }
+  function applyAction(st, seat, action) {
+    if (action === DRAW) {
+      draw(st, seat);
+    } else if (action === TAKE) {
+      take(st, seat);
+    } else if (action === END) {
+      closeGroup(st, seat);
+    } else if ("lay" in action) {
       st.laying = { phase: action.lay, groups: [], open: null };
       st.step = STEP_LAY;
     } else if ("add" in action) {
-      if (st.step !== STEP_LAY || st.laying.open === null) throw refuse(st, seat, action, "no group is open");
-      giveUp(st, seat, action, action.add);
+      giveUp(st, seat, action.add);
       st.laying.open.cards.push(action.add);
     } else if ("hit" in action) {
-      if (st.step !== STEP_PLAY || st.laid[seat] === null) throw refuse(st, seat, action, "the phase is not down");
       hit(st, seat, action);
     } else if ("discard" in action) {
-      if (st.step !== STEP_PLAY) throw refuse(st, seat, action, "a phase is being laid");
       discard(st, seat, action);
     } else {
-      if (st.step !== STEP_LAY || st.laying.open !== null) throw refuse(st, seat, action, "a group is open");
-      openGroup(st, seat, action);
+      // opening a group: {"set": n}, {"run": lo} or {"colour": c}
+      var kind = Object.keys(action)[0];
+      var key = action[kind];
+      var index = kind === "colour" ? COLOURS.indexOf(key) + 1 : key;
+      st.laying.open = newGroup(seat, kind, index, []);
     }
   }
 
@@ -771,12 +1036,14 @@
     },
 
     apply: function (st, seat, action) {
-      if (st.over) throw refuse(st, seat, action, "the game is over");
-      if (seat !== st.turn) throw refuse(st, seat, action, "it is seat " + st.turn + "'s turn");
+      if (!Number.isInteger(seat)) throw illegal(st, seat, action, "no such seat");
+      if (st.over) throw illegal(st, seat, action, "the game is over");
+      if (seat !== st.turn) throw illegal(st, seat, action, "it is seat " + st.turn + "'s turn");
+      if (!allows(st, seat, action)) {
+        throw illegal(st, seat, action, "not among the legal actions to " + st.step);
+      }
       st.log = [];
-      if (typeof action === "string") applyString(st, seat, action);
-      else if (action !== null && typeof action === "object" && !Array.isArray(action)) applyObject(st, seat, action);
-      else throw refuse(st, seat, action, "not an action of Phase 10");
+      applyAction(st, seat, action);
       var events = st.log;
       st.log = [];
       return events;
