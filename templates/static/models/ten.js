@@ -679,21 +679,51 @@
     return only(action, "buy") && buyable(state, seat).indexOf(action.buy) >= 0;
   }
 
-  function illegal(seat, action, reason) {
+  // A JSON value as Python's repr() writes it (for the messages of the Python rules).
+  function pyRepr(value) {
+    if (value === null || value === undefined) return "None";
+    if (typeof value === "boolean") return value ? "True" : "False";
+    if (typeof value === "string") {
+      var quote = value.indexOf("'") >= 0 && value.indexOf('"') < 0 ? '"' : "'";
+      var body = value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r")
+        .replace(/\t/g, "\\t");
+      if (quote === "'") body = body.replace(/'/g, "\\'");
+      return quote + body + quote;
+    }
+    if (Array.isArray(value)) return "[" + value.map(pyRepr).join(", ") + "]";
+    if (typeof value === "object") {
+      return "{" + Object.keys(value).map(function (key) {
+        return pyRepr(key) + ": " + pyRepr(value[key]);
+      }).join(", ") + "}";
+    }
+    return String(value);
+  }
+
+  // The short description of the position for error messages (TenState.position).
+  function position(state) {
+    return (
+      "turn " + state.turn + " of seat " + state.active + ", " + (state.decision || "no decision") +
+      ", tableau [" + state.tableau.join(" ") + "], " + state.draw_pile.length + " cards to draw"
+    );
+  }
+
+  // An IllegalActionError's message.
+  function illegal(state, seat, action, reason) {
     return new Error(
-      "illegal action " + JSON.stringify(action) + " for seat " + seat + " in ten: " + reason
+      "illegal action " + pyRepr(action) + " for seat " + seat + " in ten: " + reason +
+      " (position: " + position(state) + ")"
     );
   }
 
   function apply(state, seat, action) {
     state.out = [];
-    if (state.over) throw illegal(seat, action, "the game is over");
+    if (state.over) throw illegal(state, seat, action, "the game is over");
     var deciding = decidingSeat(state);
     if (seat !== deciding) {
-      throw illegal(seat, action, "seat " + deciding + " is to decide, not seat " + seat);
+      throw illegal(state, seat, action, "seat " + deciding + " is to decide, not seat " + seat);
     }
     if (!isLegal(state, seat, action)) {
-      throw illegal(seat, action, "not one of the legal actions for " + state.decision);
+      throw illegal(state, seat, action, "not one of the legal actions for " + state.decision);
     }
     if (state.decision === DRAW) {
       if (action === "draw") draw(state);
@@ -728,22 +758,24 @@
 
   // -- options and the start ----------------------------------------------------------------
 
-  // One option's value checked as OptionSpec.validate does (a string is read as a number).
+  // One option's value checked as OptionSpec.validate does (a string is read as a number),
+  // with its messages.
   function optionValue(name, value) {
     var minimum = OPTIONS[name][1];
+    var shown = pyRepr(name);
     if (typeof value === "string") {
       var text = value.trim().toLowerCase();
       if (!/^[+-]?\d+(_\d+)*$/.test(text)) {
-        throw new Error("option '" + name + "' must be a whole number, not '" + value + "'");
+        throw new Error("option " + shown + " must be a whole number, not " + pyRepr(value));
       }
       value = Number(text.replace(/_/g, ""));
     }
-    if (value === null || value === undefined) throw new Error("option '" + name + "' may not be empty");
+    if (value === null || value === undefined) throw new Error("option " + shown + " may not be empty");
     if (typeof value !== "number" || !Number.isInteger(value)) {
-      throw new Error("option '" + name + "' must be a whole number, not " + JSON.stringify(value));
+      throw new Error("option " + shown + " must be a whole number, not " + pyRepr(value));
     }
     if (value < minimum) {
-      throw new Error("option '" + name + "' must be at least " + minimum + ", not " + value);
+      throw new Error("option " + shown + " must be at least " + minimum + ", not " + value);
     }
     return value;
   }
@@ -752,11 +784,13 @@
   function validateOptions(options) {
     var given = options || {};
     if (typeof given !== "object" || Array.isArray(given)) {
-      throw new Error("ten options are a table of option names and values");
+      throw new Error("ten options are a table of option names and values, not " + pyRepr(given));
     }
     Object.keys(given).forEach(function (name) {
       if (!Object.prototype.hasOwnProperty.call(OPTIONS, name)) {
-        throw new Error("the replay viewer does not know the option " + name + " of ten");
+        throw new Error(
+          "ten has no option " + pyRepr(name) + " (options: " + Object.keys(OPTIONS).join(", ") + ")"
+        );
       }
     });
     var out = {};
@@ -770,7 +804,9 @@
     if (!Number.isInteger(seats) || seats < 1 || seats > 5) {
       throw new Error("ten is played by 1 to 5 seats, not " + seats);
     }
-    if (!/^\d+$/.test(String(seed))) throw new Error("a seed is a non-negative whole number, not " + seed);
+    if (!/^\d+$/.test(String(seed))) {
+      throw new Error("a seed is a non-negative whole number, not " + seed);
+    }
     options = validateOptions(options);
     var state = {
       seed: String(seed),
@@ -973,7 +1009,7 @@
       return [zone("Being paid for", [[state.purchase]], "seat " + state.payer + " owes " + state.owed)];
     }
     // Always one zone, so the table's zones keep their number from step to step.
-    return [zone("Auction", [], "none now")];
+    return [zone("Auction", [[]], "none now")]; // one empty line, as zone("Auction", [])
   }
 
   function tenZones(state) {
