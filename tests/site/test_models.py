@@ -21,6 +21,12 @@ MODELS = Path(__file__).parents[2] / "templates" / "static" / "models"
 GAMES_PER_CASE = 4
 CASES: list[tuple[str, int, dict[str, JSON]]] = [
     # (game, seats, options): each played GAMES_PER_CASE times with random legal moves
+    *(("ten", seats, {}) for seats in range(1, 6)),
+    ("ten", 1, {"token_cap": 1}),
+    ("ten", 2, {"start_tokens": 0, "token_cap": 0}),
+    ("ten", 3, {"start_tokens": 20}),  # more than the cap: each seat starts at the cap
+    ("ten", 4, {"start_tokens": 3, "token_cap": 4}),
+    ("ten", 5, {"start_tokens": 50, "token_cap": 100}),
 ]
 
 
