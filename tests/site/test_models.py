@@ -32,6 +32,13 @@ CASES: list[tuple[str, int, dict[str, JSON]]] = [
     ("take5", 6, {"max_rounds": 1}),
     ("take5", 2, {"tactics": True, "professional": True, "max_rounds": 2, "end_score": 500}),
     ("take5", 7, {"tactics": "yes", "more_than": "on", "max_rounds": "none", "end_score": "30"}),
+    # Ten: every seat count, and its options
+    *(("ten", seats, {}) for seats in range(1, 6)),
+    ("ten", 1, {"token_cap": 1}),
+    ("ten", 2, {"start_tokens": 0, "token_cap": 0}),
+    ("ten", 3, {"start_tokens": 20}),  # more than the cap: each seat starts at the cap
+    ("ten", 4, {"start_tokens": 3, "token_cap": 4}),
+    ("ten", 5, {"start_tokens": 50, "token_cap": 100}),
 ]
 
 
