@@ -17,8 +17,8 @@ from arena.server.accounts import Accounts
 from tests.server.conftest import PASSWORD, People, bot_archive
 from tests.server.test_kill import free_port, get, server, wait_for
 from tests.server.test_runner import small_league
-from tests.site.test_browser import READY, wait_until
 from tests.site.cdp import CHROMIUM, Browser, BrowserError
+from tests.site.test_browser import READY, wait_until
 
 pytestmark = [
     pytest.mark.browser,
