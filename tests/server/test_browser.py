@@ -18,6 +18,7 @@ from tests.server.conftest import PASSWORD, People, bot_archive
 from tests.server.test_kill import free_port, get, server, wait_for
 from tests.server.test_runner import small_league
 from tests.site.cdp import CHROMIUM, Browser, BrowserError
+from tests.site.test_browser import READY, wait_until
 
 pytestmark = [
     pytest.mark.browser,
@@ -131,7 +132,7 @@ def test_author_from_nothing_to_the_leaderboard(tmp_path: Path, browser: Browser
         assert wait_text(browser, "#status", {"done", "failed"}) == "done"
         browser.click("a.replay")
         assert "/site/matches/m/" in browser.evaluate("location.pathname")
-        assert browser.evaluate("document.getElementById('viewer').dataset.ready") == "true"
+        assert wait_until(browser, READY)
         browser.screenshot(SHOTS / "server-scrimmage-replay.png")
         no_errors(browser)
         # A second author cannot touch dana's bot.

@@ -50,6 +50,11 @@ def no_errors(browser: Browser) -> None:
     assert errors == []
 
 
+READY = "document.getElementById('viewer').dataset.ready === 'true'"
+"""The replay viewer has drawn its first frame (a page carrying its record starts once the
+browser has inflated it, after the load event)."""
+
+
 def wait_until(browser: Browser, condition: str) -> bool:
     """Wait (10 s at most) until the JavaScript ``condition`` holds: for what a page loads
     after its own load event."""
@@ -82,7 +87,7 @@ def test_index_bot_and_match_pages(site: Path, browser: Browser) -> None:
     browser.screenshot(SHOTS / "bot.png")
     browser.click("table.matches a[href*='matches/m/']")
     assert "/matches/m/" in browser.evaluate("location.href")
-    assert browser.evaluate("document.getElementById('viewer').dataset.ready") == "true"
+    assert wait_until(browser, READY)
     no_errors(browser)
 
 
@@ -91,6 +96,7 @@ def test_replay_of_every_game(site: Path, browser: Browser, game: str) -> None:
     browser.viewport(1280, 900)
     browser.goto((site / "matches" / f"game-{game}" / "index.html").as_uri())
     browser.click("table.matches a[href*='matches/m/']")
+    assert wait_until(browser, READY)
     assert browser.evaluate("document.getElementById('viewer').dataset.game") == game
     label = "document.getElementById('step-label').textContent"
     cards = "document.querySelectorAll('#board .card').length"
@@ -125,6 +131,7 @@ def test_debug_notes_and_faults_in_the_replay_are_text(site: Path, browser: Brow
     browser.viewport(1280, 900)
     browser.goto((site / "matches" / "faults" / "index.html").as_uri())
     browser.click("table.matches a[href*='matches/m/']")
+    assert wait_until(browser, READY)
     browser.key("Home", "Home", 36)
     browser.click("#marks button.mark.note")
     notes = browser.evaluate(
@@ -244,9 +251,11 @@ def test_a_link_opens_the_replay_at_a_step_and_seat(site: Path, browser: Browser
     label = "document.getElementById('step-label').textContent"
     checked = "document.querySelector('input[name=view]:checked').value"
     browser.goto(page.as_uri())
+    assert wait_until(browser, READY)
     assert browser.evaluate("location.hash") == ""  # opened plainly: the address is left alone
     browser.goto((site / "index.html").as_uri())
     browser.goto(page.as_uri() + "#step=3&seat=1")
+    assert wait_until(browser, READY)
     assert browser.evaluate(label).startswith("Step 3 of ")
     assert browser.evaluate(checked) == "1"
     assert browser.evaluate("document.querySelector('#board .seat.me h3').textContent").startswith(
@@ -265,6 +274,7 @@ def test_a_link_opens_the_replay_at_a_step_and_seat(site: Path, browser: Browser
     assert browser.evaluate(checked) == "0"
     browser.goto((site / "index.html").as_uri())  # (a new fragment alone fires no load event)
     browser.goto(page.as_uri() + "#step=99999&seat=nonsense")
+    assert wait_until(browser, READY)
     last = browser.evaluate(label)
     assert last.split()[1] == last.split()[3]
     assert browser.evaluate(checked) == "all"
@@ -350,7 +360,7 @@ def test_a_long_game_replays_in_the_browser(
     assert steps > (500 if game == "phase10" else 30)
     browser.viewport(1280, 900)
     browser.goto(page.as_uri())
-    assert wait_until(browser, "document.getElementById('viewer').dataset.ready === 'true'")
+    assert wait_until(browser, READY)
     cards = "document.querySelectorAll('#board .card').length"
     facts = "[...document.querySelectorAll('#board > dl.facts dd')].map(d => d.textContent)"
     label = "document.getElementById('step-label').textContent"
@@ -393,7 +403,7 @@ def test_a_record_that_does_not_replay_says_where_it_stops(
     expected = build_viewer(record, names).error
     assert expected.startswith("the replay stops at step 11: ")
     browser.goto(page.as_uri())
-    assert wait_until(browser, "document.getElementById('viewer').dataset.ready === 'true'")
+    assert wait_until(browser, READY)
     notice = "document.getElementById('replay-error')"
     assert browser.evaluate(f"{notice}.hidden") is False
     assert browser.evaluate(f"{notice}.textContent") == expected

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import JSON
-from tests.site.jsmodel import NODE, check, random_record
+from tests.site.jsmodel import NODE, check, random_record, reference
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node not installed (apt-get install nodejs)")
 
@@ -32,6 +32,13 @@ CASES: list[tuple[str, int, dict[str, JSON]]] = [
     ("take5", 6, {"max_rounds": 1}),
     ("take5", 2, {"tactics": True, "professional": True, "max_rounds": 2, "end_score": 500}),
     ("take5", 7, {"tactics": "yes", "more_than": "on", "max_rounds": "none", "end_score": "30"}),
+    # Ten: every seat count, and its options
+    *(("ten", seats, {}) for seats in range(1, 6)),
+    ("ten", 1, {"token_cap": 1}),
+    ("ten", 2, {"start_tokens": 0, "token_cap": 0}),
+    ("ten", 3, {"start_tokens": 20}),  # more than the cap: each seat starts at the cap
+    ("ten", 4, {"start_tokens": 3, "token_cap": 4}),
+    ("ten", 5, {"start_tokens": 50, "token_cap": 100}),
     # Phase 10: every seat count and option. With these seeds the last three reach tie-break
     # hands (one capped with no winner, one won by going out, one by laying down first).
     ("phase10", 2, {}),
@@ -92,3 +99,42 @@ def test_models_random_is_pythons() -> None:
     assert NODE is not None
     done = subprocess.run([NODE, "-e", script], capture_output=True, check=True, timeout=60)
     assert json.loads(done.stdout) == [python_draws(s) for s in SEEDS]
+
+
+DAMAGED_SEATS = {"take5": 4, "ten": 3, "phase10": 3}
+
+
+def damaged(record: dict[str, JSON]) -> list[dict[str, JSON]]:
+    """Records the rules refuse, made from a good one: an unknown option, a negative seed, a
+    seat too many, actions no rule allows, a seat acting out of turn, an action after the end."""
+    actions = record["actions"]
+    seats = len(record["seats"])
+
+    def but(**changes: JSON) -> dict[str, JSON]:
+        return {**record, **changes}
+
+    out = [
+        but(options={"no such option": 1}),
+        but(seed=-3),
+        but(seats=[{"name": "x"}] * 11),
+        but(actions=[*actions, [0, actions[-1][1]]]),
+    ]
+    for i, bad in ((0, "nonsense"), (3, {"no such": "action"}), (5, [1, 2]), (7, None)):
+        out.append(but(actions=[*actions[:i], [actions[i][0], bad], *actions[i:]]))
+    seat = actions[4][0]
+    out.append(but(actions=[*actions[:4], [(seat + 1) % seats, actions[4][1]], *actions[5:]]))
+    out.append(but(actions=[*actions[:2], [seats + 3, actions[2][1]], *actions[3:]]))
+    return out
+
+
+@pytest.mark.parametrize("game", sorted(DAMAGED_SEATS))
+def test_a_damaged_record_stops_where_python_stops(game: str) -> None:
+    """The model refuses what the rules refuse: the replay stops at the same step, in the same
+    words (or does not start, in the same words)."""
+    if not (MODELS / f"{game}.js").exists():
+        pytest.skip(f"no model of {game} yet")
+    records = damaged(random_record(game, 11, DAMAGED_SEATS[game], {}, chooser=3))
+    refused = [reference(r).error for r in records]
+    assert all(refused), refused  # each one is refused by the Python viewer
+    diffs, _steps, _longest = check(records)
+    assert not diffs, "\n".join(diffs)
