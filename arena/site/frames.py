@@ -231,7 +231,7 @@ def unpack(text: str) -> dict[str, JSON]:
     return unintern(value)
 
 
-MODELS: frozenset[str] = frozenset({"take5", "ten"})
+MODELS: frozenset[str] = frozenset({"take5", "ten", "phase10"})
 """Games whose match pages carry the record itself, replayed in the browser by the game's model
 (``templates/static/models/GAME.js``, through ``models/replay.js``; :func:`record_viewer`). The
 models are checked against :func:`build_viewer` (tables, events and words at every step of random
