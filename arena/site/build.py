@@ -36,7 +36,7 @@ from arena.league.core import League
 from arena.league.rating import LeagueRatings, Standing, overall
 from arena.league.store import Entrant, EntrantStatus, StoredMatch, StoreReader
 from arena.site.cache import CACHE_FILE, VERSION, MatchList, MatchRow, SiteCache, Tally
-from arena.site.frames import MODELS, build_viewer, embed_json, pack, record_viewer
+from arena.site.frames import MODELS, Viewer, build_viewer, embed_json, pack, record_viewer
 from arena.site.pages import (
     TREND_BATCHES,
     BotRef,
@@ -261,13 +261,22 @@ class Pages:
         game with a model also carries)."""
         record = self.shown(m.record)
         text = orjson.dumps(record)
-        html = self.render_match(m, record, text)
-        self.write_record(m, text)
+        viewer = self.viewer(m, record, text)
+        html = self.render_match(m, record, viewer)
+        if not viewer.carries_record:
+            self.write_record(m, text)
         self.write_html(match_path(m.match_id), html)
 
-    def render_match(self, m: StoredMatch, record: dict[str, Any], text: bytes) -> str:
+    def viewer(self, m: StoredMatch, record: dict[str, Any], text: bytes) -> Viewer:
+        """The replay the page embeds: the record itself (``text``, its JSON) for a game with
+        a model, which the page then also offers for download (no file beside it: 2.4 GB of
+        the 100,000-match league's site), else the frames the Python viewer builds."""
+        names = self.names(m.bots)
+        return record_viewer(record, names, text) or build_viewer(record, names)
+
+    def render_match(self, m: StoredMatch, record: dict[str, Any], viewer: Viewer) -> str:
         """The HTML of the match's page (its links relative to :func:`match_path`), given the
-        record as the page shows it and its JSON ``text``."""
+        record as the page shows it and the replay it embeds."""
         seats = []
         faulted = {f["seat"]: f for f in record.get("faults", [])}
         scores = record.get("result", {}).get("scores", [])
@@ -285,8 +294,6 @@ class Pages:
                     "decisions": (record.get("decisions") or [{}] * len(m.bots))[seat],
                 }
             )
-        names = self.names(m.bots)
-        viewer = record_viewer(record, names, text) or build_viewer(record, names)
         return self.render(
             match_path(m.match_id),
             "match.html",
@@ -835,7 +842,7 @@ def match_page(
     games = [g.name for g in league.config.games]
     pages = Pages(Path("."), templates, refs(league.entrants()), games, stderr)
     record = pages.shown(m.record)
-    return pages.render_match(m, record, orjson.dumps(record))
+    return pages.render_match(m, record, pages.viewer(m, record, orjson.dumps(record)))
 
 
 def match_record(league: League, match_id: str, stderr: bool = True) -> bytes:

@@ -251,6 +251,11 @@ class Viewer:
     error: str
     steps: int
 
+    @property
+    def carries_record(self) -> bool:
+        """Whether the page carries the record itself (:func:`record_viewer`)."""
+        return self.data is not None and "record" in self.data
+
 
 _FACES: dict[str, JSON] = {}
 

@@ -11,8 +11,9 @@
   if (!root || !source) return;
   var packed = JSON.parse(source.textContent);
   if (packed !== null && typeof packed === "object" && typeof packed.record === "string") {
-    inflate(packed.record).then(function (record) {
-      var data = fromRecord(packed, record);
+    inflate(packed.record).then(function (text) {
+      offer(text);
+      var data = fromRecord(packed, JSON.parse(text));
       if (data) start(data);
     }).catch(function (e) { stopped("this match cannot be replayed: " + e.message); });
     return;
@@ -32,7 +33,13 @@
   function inflate(base64) {
     var bytes = Uint8Array.from(atob(base64), function (c) { return c.charCodeAt(0); });
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    return new Response(stream).text().then(JSON.parse);
+    return new Response(stream).text();
+  }
+  // The page's record link downloads the record the page carries (no file beside the page;
+  // a server that renders records on demand still answers the link's own address).
+  function offer(text) {
+    var link = document.getElementById("record-link");
+    if (link) link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
   }
   // Why there is no replay (or where it stops), shown above the viewer.
   function stopped(message) {

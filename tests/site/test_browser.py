@@ -16,7 +16,7 @@ from arena.league.store import StoredMatch
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from arena.site.build import TEMPLATES, Pages
-from arena.site.frames import MODELS, build_viewer, decode, unintern
+from arena.site.frames import MODELS, build_viewer, decode, unintern, unpack
 from arena.site.pages import BotRef, match_path
 from tests.site.cdp import CHROMIUM, Browser
 from tests.site.leagues import HOSTILE_NAME, HOSTILE_NOTE, make_league, record_of
@@ -278,10 +278,12 @@ def test_a_link_opens_the_replay_at_a_step_and_seat(site: Path, browser: Browser
     last = browser.evaluate(label)
     assert last.split()[1] == last.split()[3]
     assert browser.evaluate(checked) == "all"
-    # the record is a download beside the page
-    href = browser.evaluate("document.querySelector('a.record').href")
-    assert href.endswith(page.with_suffix(".json").name)
-    assert browser.evaluate("document.querySelector('a.record').hasAttribute('download')")
+    # the record is a download: the one the page carries, under the match's own name
+    link = "document.querySelector('a.record')"
+    assert browser.evaluate(f"{link}.getAttribute('download')") == page.with_suffix(".json").name
+    assert browser.evaluate(f"{link}.href").startswith("blob:")
+    text = browser.evaluate(f"fetch({link}.href).then(r => r.text())")
+    assert json.loads(text)["match_id"] == page.stem
     no_errors(browser)
 
 
@@ -354,6 +356,7 @@ def test_a_long_game_replays_in_the_browser(
         assert set(block) == {"game", "names", "faces", "seed", "record"}
     else:
         assert isinstance(block, str)  # packed: one string
+    assert page.with_suffix(".json").exists() is not model  # the record for download
     omni, per_seat = decode(data)
     moves = unintern(data)["moves"]
     steps = len(omni)
@@ -393,8 +396,8 @@ def test_a_record_that_does_not_replay_says_where_it_stops(
     """A damaged record (its twelfth action replaced by one no rule allows) replays up to that
     action, and the page says where and why, in the Python viewer's words."""
     page, _data = long_game_page(tmp_path, game, monkeypatch, True)
-    record_file = page.with_suffix(".json")
-    record = json.loads(record_file.read_text("utf-8"))
+    text = page.read_text("utf-8")
+    record = unpack(text.split('id="replay-data">', 1)[1].split("</script>", 1)[0])["record"]
     record["actions"][11][1] = {"no such": "action"}
     names = ["alpha", HOSTILE_NAME, "gamma", "delta", "epsilon"][: len(record["seats"])]
     bots = {b: BotRef(b, n, "", "", "v", "active", "") for b, n in enumerate(names, 1)}

@@ -19,7 +19,7 @@ from arena.league.store import StoredMatch, StoreReader
 from arena.players import RandomPlayer, play_local
 from arena.site import build_site
 from arena.site.cache import SiteCache
-from arena.site.frames import action_words, build_viewer, decode, unintern
+from arena.site.frames import MODELS, action_words, build_viewer, decode, unintern, unpack
 from arena.site.pages import (
     BotRef,
     head_to_head,
@@ -204,13 +204,23 @@ def test_rules_markdown_passes_no_raw_html_nor_unsafe_links() -> None:
 # -- a match's record, Phase 10's phases ---------------------------------------------------
 
 
-def test_each_match_record_is_a_download_beside_its_page(built: tuple[Path, Path]) -> None:
+def test_each_match_page_offers_its_record(built: tuple[Path, Path]) -> None:
+    """A page that carries its record (every game with a model) offers that for download, with
+    no file beside it (the viewer links the record it inflated; a server answers the link's own
+    address from the store); a page of frames has the file beside it."""
     folder, site = built
     for m in stored(folder):
         path = site / record_path(m.match_id)
-        assert orjson.loads(path.read_bytes()) == m.record
         page = (site / match_path(m.match_id)).read_text("utf-8")
-        assert f'href="../../{record_path(m.match_id)}" download' in page
+        name = record_path(m.match_id).rsplit("/", 1)[1]
+        block = page.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
+        data = unpack(block)
+        if m.game in MODELS:  # the viewer gives the link its address: the record inflated
+            assert f'<a class="record" id="record-link" download="{name}">' in page
+            assert data["record"] == m.record and not path.exists()
+        else:
+            assert f'href="../../{record_path(m.match_id)}" download="{name}"' in page
+            assert orjson.loads(path.read_bytes()) == m.record
 
 
 def test_phase10_lists_show_the_phases_completed(built: tuple[Path, Path]) -> None:

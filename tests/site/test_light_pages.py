@@ -170,7 +170,10 @@ def test_a_match_page_on_demand_is_the_page_the_build_writes(tmp_path: Path) -> 
         for match_id in ids:
             built = (site / match_path(match_id)).read_text("utf-8")
             assert match_page(league, match_id) == built
-            assert match_record(league, match_id) == (site / record_path(match_id)).read_bytes()
+            block = built.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
+            carried = unpack(block)["record"]  # the page carries its record: no file beside it
+            assert json.loads(match_record(league, match_id)) == carried
+            assert not (site / record_path(match_id)).exists()
         with pytest.raises(KeyError):
             match_page(league, "no-such-match")
         with pytest.raises(KeyError):
