@@ -42,6 +42,8 @@ class Bench:
     full: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     """Python packages it imports beyond arena's own dependencies."""
+    programs: tuple[str, ...] = ()
+    """Programs it runs (paths) beyond Python."""
 
 
 BENCHES = (
@@ -172,6 +174,15 @@ BENCHES = (
         needs=("jinja2",),
     ),
     Bench(
+        "viewer",
+        "bench_viewer",
+        "Match pages in Chromium: first frame and seeks, the record replayed by the game's model "
+        "vs the Python viewer's frames",
+        ("--seeds", "2", "--loads", "1"),
+        needs=("jinja2",),
+        programs=("/usr/bin/chromium",),
+    ),
+    Bench(
         "server",
         "bench_server",
         "Web server under load: requests/s and p99 while the league plays; league rate vs alone",
@@ -199,6 +210,9 @@ def missing(bench: Bench) -> str:
     for package in bench.needs:
         if importlib.util.find_spec(package) is None:
             return f"needs the {package!r} package"
+    for program in bench.programs:
+        if not Path(program).exists():
+            return f"needs {program}"
     return ""
 
 
