@@ -270,6 +270,10 @@ class Table:
         self.fallback: list[int] = []
         self.debug: list[tuple[int, int, str]] = []
         self.faults: list[SeatFault] = []
+        self.decision_ms = time_left(self.limits.decision)
+        self.watched: list[Seat] = []
+        """The seats whose bot's usage is counted against a cap of the budget (only those can be
+        killed for it); set by :meth:`start`."""
 
     def fault(self, seat: Seat, problem: Fault) -> None:
         """Record the seat's fault, and stop its bot (the pool starts a fresh one next match)."""
@@ -290,7 +294,9 @@ class Table:
 
     def fault_over_budget(self) -> list[int]:
         """Fault every seat whose bot was killed for its budget; their numbers."""
-        late = [seat for seat in self.seats if seat.over_budget()]
+        if not self.watched:  # no cap, or no process bot: nothing to look at each decision
+            return []
+        late = [seat for seat in self.watched if seat.over_budget()]
         for seat in late:
             self.fault(seat, Fault(FaultKind.RESOURCES, "", stderr_of(seat.conn)))
         return [seat.number for seat in late]
@@ -308,7 +314,10 @@ class Table:
                     seat.pick = getattr(got.agent, "pick", None)
         for seat in self.seats:
             seat.tracker = tracker_of(seat.conn)
-        begin_usage([seat.tracker for seat in self.seats], self.pool.limits.budget)
+        budget = self.pool.limits.budget
+        begin_usage([seat.tracker for seat in self.seats], budget)
+        if budget.cpu_seconds_per_match or budget.memory_mb_per_bot:
+            self.watched = [seat for seat in self.seats if seat.tracker is not None]
         for seat in self.seats:
             start = {
                 "type": "start",
@@ -337,8 +346,8 @@ class Table:
             "legal": legal,
             "events": state.events_for(seat.number, seat.cursor),
             "time": {
-                "decision_ms": time_left(self.limits.decision),
-                "bank_ms": time_left(seat.bank),
+                "decision_ms": self.decision_ms,
+                "bank_ms": max(0, int(seat.bank * 1000)),  # time_left, inlined: every ask
             },
         }
         seat.cursor = len(state.log)

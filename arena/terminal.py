@@ -47,7 +47,10 @@ def shown(text: object) -> str:
     """``text`` (or ``str(text)``) with every unsafe character written as a visible escape;
     a backslash stays as it is (the output is for reading, not for parsing back)."""
     value = text if isinstance(text, str) else str(text)
-    if value.isprintable() and FORMATTING.isdisjoint(value):
+    if value.isascii():  # no formatting character is ASCII: the common case, in one C call
+        if value.isprintable():
+            return value
+    elif value.isprintable() and FORMATTING.isdisjoint(value):
         return value
     return "".join(_escape(c) if unsafe(c) else c for c in value)
 

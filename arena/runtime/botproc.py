@@ -116,9 +116,11 @@ class Fault:
         return f"Fault({self.kind.value}: {self.message})"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Answer:
-    """A valid reply to ``act``: the position in ``legal``, the time taken, a debug note."""
+    """A valid reply to ``act``: the position in ``legal``, the time taken, a debug note (not
+    frozen: a frozen dataclass's ``__init__`` costs three times as much, and one is made for
+    every decision of every bot)."""
 
     index: int
     seconds: float
@@ -331,7 +333,15 @@ class ProcessTransport:
     def send(self, data: bytes, deadline: float) -> None:
         if self._closed:
             raise TransportClosed("the process was stopped")
-        view = memoryview(data)
+        try:
+            written = os.write(self._in, data)
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise TransportClosed("the bot closed its input") from None
+        if written == len(data):  # the common case: all of it at once
+            return
+        view = memoryview(data)[written:]
         while view:
             try:
                 written = os.write(self._in, view)
@@ -865,6 +875,11 @@ def check_reply(
     def shown() -> str:
         return describe(reply) if line is None else excerpt(line)
 
+    index = reply.get("index")
+    if type(index) is int and 0 <= index < len(legal) and "action" not in reply:
+        debug = reply.get("debug")
+        if debug is None:  # the common reply, {"id": N, "index": K}, kept lean
+            return Answer(index, seconds)
     if "index" in reply and "action" in reply:
         return Refusal(FaultKind.BAD_REPLY, f"give either 'index' or 'action', not both: {shown()}")
     if "index" in reply:
@@ -922,29 +937,38 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
             select.select([fd], [], [], min(left, OUTPUT_CHECK))
             conn.pump()  # also when nothing came: it notices a closed output
     results: list[Answer | Fault | None] = [None] * len(connections)
-    remote = [i for i, conn in enumerate(connections) if conn.fileno() is not None]
-    while remote:
-        waiting: dict[int, int] = {}
+    waiting: dict[int, int] = {}  # file descriptor -> position, of the seats still waited for
+    for i, conn in enumerate(connections):
+        fd = conn.fileno()
+        if fd is not None:
+            results[i] = conn.poll()  # what arrived before the request was read, if anything
+            if results[i] is None:
+                waiting[fd] = i
+    soonest = min((connections[i].deadline for i in waiting.values()), default=0.0)
+    while waiting:
         now = time.monotonic()
-        soonest = float("inf")
-        for i in remote:
+        ready: list[int] = []
+        if soonest > now:
+            ready = select.select(list(waiting), [], [], min(soonest - now, OUTPUT_CHECK))[0]
+        # Only a seat whose output is readable has something new; when nothing came, each
+        # looks whether its output is gone, and whether its deadline has passed.
+        for fd in ready or list(waiting):
+            i = waiting[fd]
             conn = connections[i]
+            conn.pump()
             got = conn.poll()
+            if got is None and (conn.fileno() is None or conn.deadline <= time.monotonic()):
+                got = conn.expire()
             if got is not None:
                 results[i] = got
-                continue
-            fd = conn.fileno()
-            if fd is None or conn.deadline <= now:
-                results[i] = conn.expire()
-                continue
-            waiting[fd] = i
-            soonest = min(soonest, conn.deadline)
-        remote = list(waiting.values())
-        if waiting:
-            wait = min(max(0.0, soonest - now), OUTPUT_CHECK)
-            ready, _, _ = select.select(list(waiting), [], [], wait)
-            for fd in ready or waiting:  # nothing came: each looks whether its output is gone
-                connections[waiting[fd]].pump()
+                del waiting[fd]
+        if ready and waiting and time.monotonic() >= soonest:  # busy seats: a deadline passed
+            now = time.monotonic()
+            for fd, i in list(waiting.items()):
+                if connections[i].deadline <= now:
+                    results[i] = connections[i].expire()
+                    del waiting[fd]
+        soonest = min((connections[i].deadline for i in waiting.values()), default=0.0)
     # In-process agents last: one may be a person at the terminal, who must not eat bot time.
     return [
         result if result is not None else (conn.poll() or conn.expire())

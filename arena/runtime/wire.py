@@ -144,6 +144,10 @@ class LineBuffer:
         """Add bytes read at time ``now``."""
         if self.oversize:
             return
+        last = len(chunk) - 1
+        if not self._partial and 0 <= last <= self.max_line and chunk.find(b"\n") == last:
+            self.lines.append((chunk[:-1], now))  # the common case: one whole line
+            return
         data = self._partial + chunk if self._partial else chunk
         start = 0
         while True:

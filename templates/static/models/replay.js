@@ -17,6 +17,8 @@
     }
     return JSON.stringify(value);
   }
+  // Shared with the models that word an action this way too (ten.js), looked up when used.
+  window.arenaSortedJson = sortedJson;
   function actionText(action) {
     return typeof action === "string" || typeof action === "number" ? String(action) : sortedJson(action);
   }

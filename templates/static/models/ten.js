@@ -913,15 +913,10 @@
     return code.endsWith("*") ? face[2] : face[2] + " " + face[0];
   }
 
-  // JSON as orjson writes it with sorted keys (nested ones too).
+  // JSON as orjson writes it with sorted keys (nested ones too): replay.js's, which every page
+  // loads with its model.
   function sortedJson(value) {
-    if (Array.isArray(value)) return "[" + value.map(sortedJson).join(",") + "]";
-    if (value !== null && typeof value === "object") {
-      return "{" + Object.keys(value).sort().map(function (key) {
-        return JSON.stringify(key) + ":" + sortedJson(value[key]);
-      }).join(",") + "}";
-    }
-    return JSON.stringify(value);
+    return window.arenaSortedJson(value);
   }
 
   // A Python value as str() writes it (frames.action_text: for a seat out of range).
