@@ -355,39 +355,41 @@ class Table:
 
     def decide(self) -> None:
         """One decision: every seat to move is asked at once; answers apply in seat order."""
-        state = self.state
+        state, seats = self.state, self.seats
         movers = state.to_move()
-        legal = {number: state.legal(number) for number in movers}
-        asking: list[tuple[Seat, Connection]] = []
-        for number in movers:
-            seat = self.seats[number]
+        legal = [state.legal(number) for number in movers]
+        asked: list[int] = []  # places in ``movers`` of the seats whose bots are asked
+        conns: list[Connection] = []
+        for k, number in enumerate(movers):
+            seat = seats[number]
             if seat.conn is not None and seat.pick is None:
-                self.ask(seat, seat.conn, legal[number])
-                asking.append((seat, seat.conn))
-        replies = collect([conn for _, conn in asking]) if asking else []
-        answers: dict[int, Answer | Fault | int | None] = {
-            seat.number: reply for (seat, _), reply in zip(asking, replies, strict=True)
-        }
-        for number in movers:  # in-process agents last, as collect has them
-            seat = self.seats[number]
-            if seat.pick is not None:
-                answers[number] = seat.picked(legal[number], self.limits.decision)
+                self.ask(seat, seat.conn, legal[k])
+                asked.append(k)
+                conns.append(seat.conn)
+        answers: list[Answer | Fault | int | None] = [None] * len(movers)
+        if conns:
+            for k, reply in zip(asked, collect(conns), strict=True):
+                answers[k] = reply
+        for k, number in enumerate(movers):  # in-process agents last, as collect has them
+            if seats[number].pick is not None:
+                answers[k] = seats[number].picked(legal[k], self.limits.decision)
         for number in self.fault_over_budget():  # its answer, if any, is not applied
-            answers.pop(number, None)
-        for number in movers:
-            answer = answers.get(number)
+            if number in movers:
+                answers[movers.index(number)] = None
+        for k, number in enumerate(movers):
+            answer = answers[k]
             if type(answer) is int:
-                action = legal[number][answer]
+                action = legal[k][answer]
             elif isinstance(answer, Answer):
-                note = self.seats[number].answered(answer, self.limits.decision)
+                note = seats[number].answered(answer, self.limits.decision)
                 if note is not None:
                     self.debug.append((len(self.actions), number, note))
-                action = legal[number][answer.index]
+                action = legal[k][answer.index]
             else:
                 if isinstance(answer, Fault):
-                    self.fault(self.seats[number], answer)
+                    self.fault(seats[number], answer)
                 self.fallback.append(len(self.actions))
-                action = legal[number][0]
+                action = legal[k][0]
             state.apply(number, action)
             self.actions.append((number, action))
 
