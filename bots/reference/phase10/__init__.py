@@ -48,6 +48,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from . import fast
 from .fast import COLOURS, WILD, Hand, Layout, layout, supported
 from .rules import sample_world
 
@@ -229,6 +230,11 @@ class Searcher:
         if not hits:
             return None
         for card in sorted(dict.fromkeys(hand), key=lambda x: x == WILD):
+            spot = mine.wild_spot(hand) if card == WILD and fast.WILD_SPOT else None
+            if spot is not None:
+                action = {"hit": spot[0], "card": WILD, "end": spot[2]}
+                if action in legal:
+                    return legal.index(action)
             for gid, group in enumerate(mine.table):
                 ends = group.ends(card)
                 if ends:

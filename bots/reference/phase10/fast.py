@@ -67,6 +67,9 @@ needed (giving it away brings that seat closer to going out)."""
 SKIP_BY_STATE = False
 """Whether a Skip's target depends on whether this seat has laid down (see :meth:`Hand.threat`)."""
 REACH = True
+WILD_SPOT = True
+"""Whether a Wild is hit where it lets another card of the hand be hit next (see
+:meth:`Hand.wild_spot`)."""
 """Whether, once down, a card a run on the table is about to reach is kept before points."""
 
 
@@ -526,6 +529,12 @@ class Hand:
         while hit and not self.over:
             hit = False
             for card in sorted(hand, key=lambda x: x == WILD):
+                if card == WILD and WILD_SPOT:
+                    spot = self.wild_spot(hand)
+                    if spot is not None:
+                        self.hit(*spot)
+                        hit = True
+                        break
                 for gid, group in enumerate(self.table):
                     ends = group.ends(card)
                     if ends:
@@ -629,6 +638,19 @@ class Hand:
                 near = float(c[i])
             keep[card] = (float(lacks[i]), near, -PTS[card])
         return keep
+
+    def wild_spot(self, hand: list[str]) -> tuple[int, str, str | None] | None:
+        """Where to hit a Wild so that a natural card of ``hand`` fits next: a run's end next to
+        one of them (None: no such place, the first place that takes a Wild will do)."""
+        naturals = {NUM[c] for c in hand if NUM[c]}
+        for gid, group in enumerate(self.table):
+            if group.kind != "run":
+                continue
+            if group.high + 1 < TOP and group.high + 2 in naturals:
+                return gid, WILD, "high"
+            if group.key - 1 > 1 and group.key - 2 in naturals:
+                return gid, WILD, "low"
+        return None
 
     def reach(self, card: str) -> float:
         """How soon a run on the table may reach ``card`` (a half: two numbers away, a third:
