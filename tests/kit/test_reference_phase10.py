@@ -373,3 +373,46 @@ def test_it_reads_the_cpu_left_under_a_real_limit() -> None:
         timeout=60,
     ).stdout
     assert 400.0 < float(out) < 500.0
+
+
+def down_with_a_run(bot: Any, hand: list[str]) -> Any:
+    """A three-seat hand in which seat 0 has laid down and its run 4..8 is the only group on
+    the table; seat 0 holds ``hand`` and is to move."""
+    fast = bot.fast
+    run = fast.Group(0, "run", 4, ["R4", "B5", "G6", "Y7", "R8"])
+    return fast.Hand(
+        [hand, ["B1"] * 5, ["B2"] * 5],
+        ["G1"] * 20,
+        ["Y1"],
+        [run],
+        [2, 1, 1],
+        [True, False, False],
+        [False, False, False],
+        [0, 1, 2],
+        0,
+        0,
+        None,
+        False,
+        random.Random(0),
+    )
+
+
+def test_once_down_it_keeps_a_card_a_run_is_about_to_reach(bot: Any) -> None:
+    """Neither card can be hit: the 10 is worth more points, but the run 4..8 is two numbers
+    from it, so the 5 (inside the run, never hittable on it) goes first."""
+    hand = down_with_a_run(bot, ["R10", "G5"])
+    assert hand.reach("R10") == 0.5
+    assert hand.reach("G5") == 0.0
+    assert hand.first_discard() == ("G5", None)
+    assert [card for card, _ in hand.discard_order()] == ["G5", "R10"]
+
+
+def test_it_hits_a_wild_where_its_next_card_fits_and_goes_out(bot: Any) -> None:
+    """With a Wild and a 2 against a run 4..8, the Wild goes below the run (as a 3), so the 2
+    fits next and the hand goes out (at the high end, the 2 would be stuck)."""
+    hand = down_with_a_run(bot, ["W", "B2"])
+    assert hand.wild_spot(["W", "B2"]) == (0, "W", "low")
+    hand.lay_and_hit()
+    assert hand.over and hand.out == 0
+    assert hand.table[0].cards == ["B2", "W", "R4", "B5", "G6", "Y7", "R8"]
+    assert down_with_a_run(bot, ["W", "R11"]).wild_spot(["W", "R11"]) is None

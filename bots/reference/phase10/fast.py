@@ -64,6 +64,13 @@ def supported(options: Mapping[str, Any]) -> bool:
 FEED = 0.5
 """Before laying down, a card the next seat could take and hit counts as this much more
 needed (giving it away brings that seat closer to going out)."""
+SKIP_BY_STATE = False
+"""Whether a Skip's target depends on whether this seat has laid down (see :meth:`Hand.threat`)."""
+REACH = True
+WILD_SPOT = True
+"""Whether a Wild is hit where it lets another card of the hand be hit next (see
+:meth:`Hand.wild_spot`)."""
+"""Whether, once down, a card a run on the table is about to reach is kept before points."""
 
 
 # -- how far a hand is from its phase ---------------------------------------------------------
@@ -522,6 +529,12 @@ class Hand:
         while hit and not self.over:
             hit = False
             for card in sorted(hand, key=lambda x: x == WILD):
+                if card == WILD and WILD_SPOT:
+                    spot = self.wild_spot(hand)
+                    if spot is not None:
+                        self.hit(*spot)
+                        hit = True
+                        break
                 for gid, group in enumerate(self.table):
                     ends = group.ends(card)
                     if ends:
@@ -558,6 +571,8 @@ class Hand:
 
     def threat(self, seat: int) -> float:
         """How close ``seat`` is to ending the hand well for it: laid down, few cards left."""
+        if SKIP_BY_STATE and self.laid[self.turn]:
+            return (2.0 if not self.laid[seat] else 0.0) - 0.1 * len(self.hands[seat])
         return (2.0 if self.laid[seat] else 0.0) - 0.1 * len(self.hands[seat])
 
     def unseen(self, coloured: bool) -> list[int]:
@@ -583,7 +598,8 @@ class Hand:
         if self.laid[seat] or phase is None:
             for card in cards:
                 fits = self.laid[seat] and any(g.fits(card) for g in self.table)
-                keep[card] = (1e9 if card == WILD else 1.0 if fits else 0.0, 0.0, -PTS[card])
+                near = self.reach(card) if REACH and self.laid[seat] else 0.0
+                keep[card] = (1e9 if card == WILD else 1.0 if fits else near, 0.0, -PTS[card])
             return keep
         coloured = COLOURED[phase]
         index = COL if coloured else NUM
@@ -622,6 +638,34 @@ class Hand:
                 near = float(c[i])
             keep[card] = (float(lacks[i]), near, -PTS[card])
         return keep
+
+    def wild_spot(self, hand: list[str]) -> tuple[int, str, str | None] | None:
+        """Where to hit a Wild so that a natural card of ``hand`` fits next: a run's end next to
+        one of them (None: no such place, the first place that takes a Wild will do)."""
+        naturals = {NUM[c] for c in hand if NUM[c]}
+        for gid, group in enumerate(self.table):
+            if group.kind != "run":
+                continue
+            if group.high + 1 < TOP and group.high + 2 in naturals:
+                return gid, WILD, "high"
+            if group.key - 1 > 1 and group.key - 2 in naturals:
+                return gid, WILD, "low"
+        return None
+
+    def reach(self, card: str) -> float:
+        """How soon a run on the table may reach ``card`` (a half: two numbers away, a third:
+        three); 0 when no run is near it."""
+        n = NUM[card]
+        best = 0.0
+        if not n:
+            return best
+        for g in self.table:
+            if g.kind != "run":
+                continue
+            d = n - g.high if n > g.high else g.key - n if n < g.key else 0
+            if 2 <= d <= 3:
+                best = max(best, 1.0 / d)
+        return best
 
     def play_turn(self) -> None:
         """The seat to move plays its whole turn by the policy (or, for a seat in
