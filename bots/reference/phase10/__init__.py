@@ -56,7 +56,6 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from . import fast
 from .fast import COLOURS, WILD, Hand, Layout, layout, supported
 from .rules import sample_world
 
@@ -238,7 +237,7 @@ class Searcher:
         if not hits:
             return None
         for card in sorted(dict.fromkeys(hand), key=lambda x: x == WILD):
-            spot = mine.wild_spot(hand) if card == WILD and fast.WILD_SPOT else None
+            spot = mine.wild_spot(hand) if card == WILD else None
             if spot is not None:
                 action = {"hit": spot[0], "card": WILD, "end": spot[2]}
                 if action in legal:

@@ -64,13 +64,6 @@ def supported(options: Mapping[str, Any]) -> bool:
 FEED = 0.5
 """Before laying down, a card the next seat could take and hit counts as this much more
 needed (giving it away brings that seat closer to going out)."""
-SKIP_BY_STATE = False
-"""Whether a Skip's target depends on whether this seat has laid down (see :meth:`Hand.threat`)."""
-REACH = True
-WILD_SPOT = True
-"""Whether a Wild is hit where it lets another card of the hand be hit next (see
-:meth:`Hand.wild_spot`)."""
-"""Whether, once down, a card a run on the table is about to reach is kept before points."""
 
 
 # -- how far a hand is from its phase ---------------------------------------------------------
@@ -529,7 +522,7 @@ class Hand:
         while hit and not self.over:
             hit = False
             for card in sorted(hand, key=lambda x: x == WILD):
-                if card == WILD and WILD_SPOT:
+                if card == WILD:  # where the hand's next card fits, if there is such a place
                     spot = self.wild_spot(hand)
                     if spot is not None:
                         self.hit(*spot)
@@ -571,8 +564,6 @@ class Hand:
 
     def threat(self, seat: int) -> float:
         """How close ``seat`` is to ending the hand well for it: laid down, few cards left."""
-        if SKIP_BY_STATE and self.laid[self.turn]:
-            return (2.0 if not self.laid[seat] else 0.0) - 0.1 * len(self.hands[seat])
         return (2.0 if self.laid[seat] else 0.0) - 0.1 * len(self.hands[seat])
 
     def unseen(self, coloured: bool) -> list[int]:
@@ -598,7 +589,7 @@ class Hand:
         if self.laid[seat] or phase is None:
             for card in cards:
                 fits = self.laid[seat] and any(g.fits(card) for g in self.table)
-                near = self.reach(card) if REACH and self.laid[seat] else 0.0
+                near = self.reach(card) if self.laid[seat] else 0.0  # a run may grow to it
                 keep[card] = (1e9 if card == WILD else 1.0 if fits else near, 0.0, -PTS[card])
             return keep
         coloured = COLOURED[phase]
