@@ -70,11 +70,16 @@ from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
 TRIES = 40
 """Deals of one opponent's hand tried per world for one that fits its play this round."""
-WORLDS = 48
+WORLDS = 96
 """The most worlds an action is played in (the last ones standing)."""
 BUDGET = 1500
 """Tricks a decision may play out over all its playouts (an action in a world costs the tricks
 left in the round): the bound on its work."""
+EARLY_TRICKS = 7
+"""A decision with at least this many cards in hand (the round's first tricks: most cards to
+choose from, most tricks to play out, the round's risk still open) gets ``EARLY_SHARE`` times
+the budget."""
+EARLY_SHARE = 2
 EPSILON = 0.02
 """The share of an opponent's plays that the rule's likelihood leaves to chance (see
 :class:`Opponents`)."""
@@ -351,10 +356,110 @@ class Round:
 
     def play_out(self, forced: Mapping[int, int] | None = None) -> None:
         """Play every trick left; ``forced`` fixes some seats' cards in the first one."""
+        if not self.professional:
+            self.play_plain(forced or {})
+            return
         if forced:
             self.resolve(self.choices(forced))
         while self.hands[0]:
             self.resolve(self.choices({}))
+
+    def play_plain(self, forced: Mapping[int, int]) -> None:
+        """:meth:`play_out` for the standard placement, in one loop on three lists per row (its
+        end, its length, its heads: a playout needs nothing else of a row), with the rule's
+        pricing (as in :meth:`choices`) done only when a seat plays by it. A wild seat takes a
+        row at random when its card is too low, as a random player does."""
+        ends = [row[-1] for row in self.rows]
+        lens = [len(row) for row in self.rows]
+        rheads = list(self.row_heads)
+        hands, heads, unseen = self.hands, self.heads, self.unseen
+        wild, rng = self.wild, self.rng
+        seats = range(len(hands))
+        rule = [s for s in seats if s not in wild]
+        random_seats = [s for s in seats if s in wild]
+        opponents = len(hands) - 1
+        count = len(ends)
+        rows_range = range(count)
+        bisect_right, exp = bisect.bisect_right, math.exp
+        cards = [0] * len(hands)
+        while hands[0]:
+            choosers = []
+            for s in rule:
+                if s in forced:
+                    cards[s] = forced[s]
+                    hands[s].remove(forced[s])
+                else:
+                    choosers.append(s)
+            if choosers:
+                prefix = list(itertools.accumulate(unseen))
+                scale = opponents / max(1, prefix[-1] - len(hands[0]))
+                by_end = sorted(zip(ends, rheads, lens, strict=True))
+                low = by_end[0][0]
+                cheapest = min(rheads) + 0.5
+                gaps = [
+                    (end, h, ROW_LIMIT - n, below)
+                    for (end, h, n), below in zip(
+                        by_end, [*(e for e, _, _ in by_end[1:]), 1 << 30], strict=True
+                    )
+                ]
+                for s in choosers:
+                    hand = hands[s]
+                    best, best_cost = 0, math.inf
+                    if hand[0] < low:
+                        best_cost = cheapest
+                    size = len(hand)
+                    for end, h, slots, below in gaps:
+                        at = bisect_right(hand, end)
+                        if at == size:
+                            break
+                        card = hand[at]
+                        if card > below:
+                            continue
+                        if not slots:
+                            cost = float(h)
+                        else:
+                            mean = (prefix[card - 1] - prefix[end]) * scale
+                            term = total = exp(-mean)
+                            for i in range(1, slots):
+                                term *= mean / i
+                                total += term
+                            cost = max(0.0, 1.0 - total) * (h + slots) + 0.001 * (card - end)
+                        if cost < best_cost:
+                            best, best_cost = at, cost
+                    cards[s] = hand.pop(best)
+            for s in random_seats:
+                hand = hands[s]
+                if s in forced:
+                    cards[s] = forced[s]
+                    hand.remove(forced[s])
+                else:
+                    cards[s] = hand.pop(int(rng.random() * len(hand)))  # type: ignore[union-attr]
+            forced = {}
+            for card in cards:
+                unseen[card] = 0
+            for card, seat in sorted(zip(cards, seats)):
+                target, best_end = -1, 0  # after the highest end below the card
+                for r in rows_range:
+                    end = ends[r]
+                    if best_end < end < card:
+                        target, best_end = r, end
+                if target >= 0 and lens[target] < ROW_LIMIT:
+                    ends[target] = card
+                    lens[target] += 1
+                    rheads[target] += HEADS[card]
+                    continue
+                if target < 0:
+                    if seat in wild:
+                        target = int(rng.random() * count)  # type: ignore[union-attr]
+                    else:  # the cheapest row: fewest heads, then fewest cards, then the first
+                        target = 0
+                        for r in rows_range:
+                            if (rheads[r], lens[r]) < (rheads[target], lens[target]):
+                                target = r
+                heads[seat] += rheads[target]
+                ends[target] = card
+                lens[target] = 1
+                rheads[target] = HEADS[card]
 
 
 class Opponents:
@@ -687,7 +792,9 @@ class Searcher:
         standing, and at most ``budget`` tricks played out in all."""
         began = time.perf_counter()
         worlds = WORLDS if worlds is None else worlds
-        budget = BUDGET if budget is None else budget
+        if budget is None:
+            early = len(observation["hand"]) >= EARLY_TRICKS
+            budget = BUDGET * EARLY_SHARE if early else BUDGET
         if events is not None:
             if self.opponents is None:
                 seats = len(observation["totals"])
