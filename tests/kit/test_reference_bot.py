@@ -98,6 +98,54 @@ def test_a_playout_places_cards_as_the_rules_do(take5: Any, options: dict[str, A
                 assert play.heads == gained, seed
 
 
+@pytest.mark.parametrize("options", [{}, {"tactics": True}])
+def test_a_plain_playout_of_random_seats_plays_out_the_round_as_the_rules_do(
+    take5: Any, options: dict[str, Any]
+) -> None:
+    """The standard placement's playout loop with every seat wild: replaying its draws (a card
+    from each hand in seat order, then a row at random for a card too low) in the rules leaves
+    the same heads for the round."""
+    game = get_game("take5")
+    for seed in range(30):
+        state = game.new(seed, 2 + seed % 5, options)
+        seen, _ = take5.Searcher.seen_cards(state.observation(0), state.options)
+        seats = frozenset(range(state.seats))
+        play = take5.Round(state.rows, state.hands, seen, False, seats, random.Random(seed))
+        play.play_out()
+        assert all(not hand for hand in play.hands)
+        replay = random.Random(seed)
+        start = list(state.totals)
+        while state.round == 1 and not state.is_over():
+            hands = [sorted(state.hands[s]) for s in range(state.seats)]
+            cards = [hand[int(replay.random() * len(hand))] for hand in hands]
+            for seat, card in enumerate(cards):
+                state.apply(seat, card)
+            while state.row_chooser is not None:
+                state.apply(state.row_chooser, int(replay.random() * len(state.rows)))
+        gained = [t - s for t, s in zip(state.totals, start, strict=True)]
+        assert play.heads == gained, seed
+
+
+def test_a_plain_playout_of_rule_players_agrees_with_trick_by_trick_resolution(
+    take5: Any,
+) -> None:
+    """With no wild seat, the standard placement's loop gives the same heads as the rule's
+    choices resolved trick by trick (:meth:`Round.resolve`, which the rules check), a forced
+    first card included."""
+    game = get_game("take5")
+    for seed in range(40):
+        state = game.new(seed, 2 + seed % 5)
+        seen, _ = take5.Searcher.seen_cards(state.observation(0), state.options)
+        forced = {0: state.hands[0][seed % len(state.hands[0])]}
+        fast = take5.Round(state.rows, state.hands, seen, False)
+        fast.play_out(forced)
+        slow = take5.Round(state.rows, state.hands, seen, False)
+        slow.resolve(slow.choices(forced))
+        while slow.hands[0]:
+            slow.resolve(slow.choices({}))
+        assert fast.heads == slow.heads, seed
+
+
 def test_worlds_are_redealt_from_the_kits_sample_keeping_what_the_seat_sees(take5: Any) -> None:
     """After the kit's first world, each world deals the same hidden cards again: this seat's
     hand unchanged, the others' hand sizes kept, no card twice, nothing seen dealt."""
