@@ -84,7 +84,9 @@ def compare(old: list[dict[str, object]], new: list[dict[str, object]]) -> str:
     only_old = sum(a and not b for a, b in pairs)
     only_new = sum(b and not a for a, b in pairs)
     z = (only_new - only_old) / math.sqrt(only_new + only_old) if only_new + only_old else 0.0
-    return f"{len(pairs)} paired games: only old won {only_old}, only new won {only_new}, z {z:+.2f}"
+    return (
+        f"{len(pairs)} paired games: only old won {only_old}, only new won {only_new}, z {z:+.2f}"
+    )
 
 
 def main() -> None:

@@ -396,25 +396,22 @@ class Round:
                 by_end = sorted(zip(ends, rheads, lens, strict=True))
                 low = by_end[0][0]
                 cheapest = min(rheads) + 0.5
-                gaps = [
-                    (end, h, ROW_LIMIT - n, below)
-                    for (end, h, n), below in zip(
-                        by_end, [*(e for e, _, _ in by_end[1:]), 1 << 30], strict=True
-                    )
-                ]
+                belows = sorted(ends)[1:]
+                belows.append(1 << 30)
                 for s in choosers:
                     hand = hands[s]
                     best, best_cost = 0, math.inf
                     if hand[0] < low:
                         best_cost = cheapest
                     size = len(hand)
-                    for end, h, slots, below in gaps:
+                    for (end, h, n), below in zip(by_end, belows, strict=True):
                         at = bisect_right(hand, end)
                         if at == size:
                             break
                         card = hand[at]
                         if card > below:
                             continue
+                        slots = ROW_LIMIT - n
                         if not slots:
                             cost = float(h)
                         else:
@@ -437,7 +434,7 @@ class Round:
             forced = {}
             for card in cards:
                 unseen[card] = 0
-            for card, seat in sorted(zip(cards, seats)):
+            for card, seat in sorted(zip(cards, seats, strict=True)):
                 target, best_end = -1, 0  # after the highest end below the card
                 for r in rows_range:
                     end = ends[r]
