@@ -365,13 +365,16 @@ class Round:
             self.resolve(self.choices({}))
 
     def play_plain(self, forced: Mapping[int, int]) -> None:
-        """:meth:`play_out` for the standard placement, in one loop on three lists per row (its
-        end, its length, its heads: a playout needs nothing else of a row), with the rule's
-        pricing (as in :meth:`choices`) done only when a seat plays by it. A wild seat takes a
-        row at random when its card is too low, as a random player does."""
-        ends = [row[-1] for row in self.rows]
-        lens = [len(row) for row in self.rows]
-        rheads = list(self.row_heads)
+        """:meth:`play_out` for the standard placement, in one loop on four lists per row (its
+        end, its length, its heads and its index in the rules: a playout needs nothing else of
+        a row), kept in the order of their ends: a card goes after the highest end below it (a
+        bisection), which keeps that order, and a card too low starts the first row. The rule's
+        pricing (as in :meth:`choices`) is done only when a seat plays by it. A wild seat takes
+        a row at random when its card is too low, as a random player does."""
+        order = sorted(range(len(self.rows)), key=lambda r: self.rows[r][-1])
+        ends = [self.rows[r][-1] for r in order]
+        lens = [len(self.rows[r]) for r in order]
+        rheads = [self.row_heads[r] for r in order]
         hands, heads, unseen = self.hands, self.heads, self.unseen
         wild, rng = self.wild, self.rng
         seats = range(len(hands))
@@ -379,9 +382,9 @@ class Round:
         random_seats = [s for s in seats if s in wild]
         opponents = len(hands) - 1
         count = len(ends)
-        rows_range = range(count)
-        bisect_right, exp = bisect.bisect_right, math.exp
+        bisect_left, bisect_right, exp = bisect.bisect_left, bisect.bisect_right, math.exp
         cards = [0] * len(hands)
+        hidden = sum(unseen)
         while hands[0]:
             choosers = []
             for s in rule:
@@ -391,12 +394,10 @@ class Round:
                 else:
                     choosers.append(s)
             if choosers:
-                prefix = list(itertools.accumulate(unseen))
-                scale = opponents / max(1, prefix[-1] - len(hands[0]))
-                by_end = sorted(zip(ends, rheads, lens, strict=True))
-                low = by_end[0][0]
+                scale = opponents / max(1, hidden - len(hands[0]))
+                low = ends[0]
                 cheapest = min(rheads) + 0.5
-                belows = sorted(ends)[1:]
+                belows = ends[1:]
                 belows.append(1 << 30)
                 for s in choosers:
                     hand = hands[s]
@@ -404,7 +405,7 @@ class Round:
                     if hand[0] < low:
                         best_cost = cheapest
                     size = len(hand)
-                    for (end, h, n), below in zip(by_end, belows, strict=True):
+                    for end, h, n, below in zip(ends, rheads, lens, belows, strict=True):
                         at = bisect_right(hand, end)
                         if at == size:
                             break
@@ -415,7 +416,7 @@ class Round:
                         if not slots:
                             cost = float(h)
                         else:
-                            mean = (prefix[card - 1] - prefix[end]) * scale
+                            mean = sum(unseen[end + 1 : card]) * scale
                             term = total = exp(-mean)
                             for i in range(1, slots):
                                 term *= mean / i
@@ -433,30 +434,28 @@ class Round:
                     cards[s] = hand.pop(int(rng.random() * len(hand)))  # type: ignore[union-attr]
             forced = {}
             for card in cards:
+                hidden -= unseen[card]
                 unseen[card] = 0
             for card, seat in sorted(zip(cards, seats, strict=True)):
-                target, best_end = -1, 0  # after the highest end below the card
-                for r in rows_range:
-                    end = ends[r]
-                    if best_end < end < card:
-                        target, best_end = r, end
-                if target >= 0 and lens[target] < ROW_LIMIT:
-                    ends[target] = card
-                    lens[target] += 1
-                    rheads[target] += HEADS[card]
+                at = bisect_left(ends, card) - 1  # the highest end below the card
+                if at >= 0:
+                    if lens[at] < ROW_LIMIT:
+                        ends[at] = card
+                        lens[at] += 1
+                        rheads[at] += HEADS[card]
+                    else:
+                        heads[seat] += rheads[at]
+                        ends[at], lens[at], rheads[at] = card, 1, HEADS[card]
                     continue
-                if target < 0:
-                    if seat in wild:
-                        target = int(rng.random() * count)  # type: ignore[union-attr]
-                    else:  # the cheapest row: fewest heads, then fewest cards, then the first
-                        target = 0
-                        for r in rows_range:
-                            if (rheads[r], lens[r]) < (rheads[target], lens[target]):
-                                target = r
-                heads[seat] += rheads[target]
-                ends[target] = card
-                lens[target] = 1
-                rheads[target] = HEADS[card]
+                if seat in wild:  # a row at random, by its index in the rules
+                    at = order.index(int(rng.random() * count))  # type: ignore[union-attr]
+                else:  # the cheapest row: fewest heads, then fewest cards, then the first
+                    at = min(range(count), key=lambda r: (rheads[r], lens[r], order[r]))
+                heads[seat] += rheads[at]
+                for values, value in ((ends, card), (lens, 1), (rheads, HEADS[card])):
+                    del values[at]
+                    values.insert(0, value)
+                order.insert(0, order.pop(at))
 
 
 class Opponents:
