@@ -70,9 +70,9 @@ from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
 TRIES = 40
 """Deals of one opponent's hand tried per world for one that fits its play this round."""
-WORLDS = 96
+WORLDS = 200
 """The most worlds an action is played in (the last ones standing)."""
-BUDGET = 1500
+BUDGET = 2000
 """Tricks a decision may play out over all its playouts (an action in a world costs the tricks
 left in the round): the bound on its work."""
 EARLY_TRICKS = 7
@@ -222,6 +222,15 @@ def pick_row(rows: list[list[int]], row_heads: list[int]) -> int:
 # -- a playout on plain lists ------------------------------------------------------------------
 
 
+class Noise:
+    """Random numbers drawn once for a world and replayed in order to every action there (the
+    same random choices, as a generator seeded alike would give, without seeding one per
+    action)."""
+
+    def __init__(self, values: list[float]) -> None:
+        self.random = iter(values).__next__
+
+
 class Round:
     """The rest of a round: rows, hands, the heads each seat took, what everyone has seen."""
 
@@ -232,7 +241,7 @@ class Round:
         seen: list[bool] | list[int],
         professional: bool,
         wild: frozenset[int] = frozenset(),
-        rng: random.Random | None = None,
+        rng: random.Random | Noise | None = None,
         flags: bool = False,
     ) -> None:
         self.wild = wild
@@ -916,8 +925,15 @@ class Searcher:
         draw = random.Random(salt + 1)
         wild = self.opponents.wild(draw) if self.opponents is not None else frozenset()
         heads = []
+        noise = None
+        if wild and not professional:  # a trick draws a card per wild seat, and maybe a row
+            noise = [draw.random() for _ in range(len(hands[0]) * (len(wild) + 1))]
         for action in actions:
-            rng = random.Random(salt) if wild else None
+            rng: random.Random | Noise | None = None
+            if noise is not None:
+                rng = Noise(noise)
+            elif wild:
+                rng = random.Random(salt)
             play = Round(world.rows, hands, flags, professional, wild, rng, True)
             if row_decision:
                 pairs = observation["to_place"]
