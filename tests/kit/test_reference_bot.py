@@ -355,6 +355,44 @@ def test_a_decisions_work_is_bounded_and_the_worse_half_drops_out(take5: Any) ->
             assert searcher.tricks_played[-1] > 1500 - 10 * tricks
 
 
+def test_every_action_in_a_world_sees_the_same_random_draws(take5: Any) -> None:
+    """Paired: the random seats' draws of a world are made once and replayed to each action, so
+    the same action twice in one world takes the same heads (and the draws do not run out)."""
+    compared = 0
+    for observation, legal, options in observations(6):
+        if observation["decision"] != "card" or len(legal) < 2:
+            continue
+        searcher = take5.Searcher("paired", 0)
+        seats = len(observation["totals"])
+        searcher.opponents = take5.Opponents(seats, 0, 104)
+        searcher.opponents.evidence = [50.0] * seats  # every other seat plays at random
+        rng = random.Random(compared)
+        deals = take5.Deals(take5.sample_world(observation, options, rng), 0, rng)
+        seen, _ = take5.Searcher.seen_cards(observation, options)
+        flags = take5.unseen_flags(seen)
+        hands = deals.next()
+        actions = [legal[0], legal[1], legal[0]]
+        first, _, again = searcher.evaluate(hands, deals.world, observation, actions, flags, False)
+        assert first == again
+        compared += 1
+    assert compared > 5
+
+
+def test_the_first_tricks_get_a_larger_budget(take5: Any) -> None:
+    """With ``EARLY_TRICKS`` cards or more in hand a decision may play out ``EARLY_SHARE`` times
+    the budget of tricks, and the later ones the budget."""
+    searcher = take5.Searcher("early", 0)
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    early = take5.BUDGET * take5.EARLY_SHARE
+    for observation, legal, options in observations(4):
+        searcher.choose(observation, legal, options, plenty)
+        cards = len(observation["hand"])
+        if len(legal) >= 9 and observation["decision"] == "card":
+            assert take5.BUDGET < searcher.tricks_played[-1] <= early
+        elif cards < take5.EARLY_TRICKS:
+            assert searcher.tricks_played[-1] <= take5.BUDGET
+
+
 def test_the_value_of_a_round_is_the_chance_to_win_the_game(take5: Any) -> None:
     """Exact when the round ends the game (the lowest total wins, a tie shares), a probability
     otherwise: the seats' chances add up to about one, fewer heads are better, and the same
