@@ -40,7 +40,8 @@ each stage the worse half drops out, so the clear losers of the first tricks (te
 tricks each) cost a few playouts and the last two get up to ``WORLDS``. Each decision has a fixed
 budget of tricks to play (``BUDGET``; ``EARLY_SHARE`` times that with ``EARLY_TRICKS`` cards or
 more in hand, where a world costs the most and the round's risk is still open), so its time is
-bounded whatever the trick; a single legal action is played at once. A deadline from ``match.time`` is a safety net only: the search stops
+bounded whatever the trick; a single legal action is played at once. A deadline from
+``match.time`` is a safety net only: the search stops
 at a share of ``decision_ms`` (plus a little of the bank) and plays the best action so far; with
 no time at all, the heuristic's own choice. A decision's generator is seeded from the match id,
 the seat and the decision's number, so a match replays the same when no deadline cuts a search
@@ -62,7 +63,9 @@ machine and load: 16.8 against 10.2 µs, 14.4 against 5.7 with every seat random
 above is twice the last one's in about 1.5 times its CPU against random players (2 times
 against heuristics). Paired on the same games (benchmarks/REPORT-reference-take5.md): 91.0%
 [87.8, 93.4] of 400 against 3 random, 90.8% before (no measurable gain from the budget there);
-69% [59, 77] of 100 against 3 heuristics, 58% before (paired z +1.64). The heuristic's rule is cheap there: its expected penalty grows with the
+69% [59, 77] of 100 against 3 heuristics, 58% before (paired z +1.64).
+
+The heuristic's rule is cheap there: its expected penalty grows with the
 card between two row ends, so only the lowest card of each gap can be its choice (at most five
 cards to price, whatever the hand; a test checks the choice is the bundled heuristic's). Every
 constant of the game comes from ``rules``.
