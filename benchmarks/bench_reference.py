@@ -14,6 +14,10 @@ per decision (what the 30 ms target is about, apart from the pipe and the machin
 taken in-process over a few more games per opponent (``--cpu-games``): the bot's Take 5 search
 called directly, ``time.process_time`` around each decision, mean and 95th percentile.
 
+Two versions of the search are best compared on the same games, in-process and paired:
+``benchmarks/eval_reference_take5.py`` (and benchmarks/REPORT-reference-take5.md for the last
+figures and their commands).
+
 Run: python -m benchmarks.bench_reference [--games 200] [--random-games 300] [--cpu-games 20]
 """
 

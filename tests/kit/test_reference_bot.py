@@ -98,6 +98,54 @@ def test_a_playout_places_cards_as_the_rules_do(take5: Any, options: dict[str, A
                 assert play.heads == gained, seed
 
 
+@pytest.mark.parametrize("options", [{}, {"tactics": True}])
+def test_a_plain_playout_of_random_seats_plays_out_the_round_as_the_rules_do(
+    take5: Any, options: dict[str, Any]
+) -> None:
+    """The standard placement's playout loop with every seat wild: replaying its draws (a card
+    from each hand in seat order, then a row at random for a card too low) in the rules leaves
+    the same heads for the round."""
+    game = get_game("take5")
+    for seed in range(30):
+        state = game.new(seed, 2 + seed % 5, options)
+        seen, _ = take5.Searcher.seen_cards(state.observation(0), state.options)
+        seats = frozenset(range(state.seats))
+        play = take5.Round(state.rows, state.hands, seen, False, seats, random.Random(seed))
+        play.play_out()
+        assert all(not hand for hand in play.hands)
+        replay = random.Random(seed)
+        start = list(state.totals)
+        while state.round == 1 and not state.is_over():
+            hands = [sorted(state.hands[s]) for s in range(state.seats)]
+            cards = [hand[int(replay.random() * len(hand))] for hand in hands]
+            for seat, card in enumerate(cards):
+                state.apply(seat, card)
+            while state.row_chooser is not None:
+                state.apply(state.row_chooser, int(replay.random() * len(state.rows)))
+        gained = [t - s for t, s in zip(state.totals, start, strict=True)]
+        assert play.heads == gained, seed
+
+
+def test_a_plain_playout_of_rule_players_agrees_with_trick_by_trick_resolution(
+    take5: Any,
+) -> None:
+    """With no wild seat, the standard placement's loop gives the same heads as the rule's
+    choices resolved trick by trick (:meth:`Round.resolve`, which the rules check), a forced
+    first card included."""
+    game = get_game("take5")
+    for seed in range(40):
+        state = game.new(seed, 2 + seed % 5)
+        seen, _ = take5.Searcher.seen_cards(state.observation(0), state.options)
+        forced = {0: state.hands[0][seed % len(state.hands[0])]}
+        fast = take5.Round(state.rows, state.hands, seen, False)
+        fast.play_out(forced)
+        slow = take5.Round(state.rows, state.hands, seen, False)
+        slow.resolve(slow.choices(forced))
+        while slow.hands[0]:
+            slow.resolve(slow.choices({}))
+        assert fast.heads == slow.heads, seed
+
+
 def test_worlds_are_redealt_from_the_kits_sample_keeping_what_the_seat_sees(take5: Any) -> None:
     """After the kit's first world, each world deals the same hidden cards again: this seat's
     hand unchanged, the others' hand sizes kept, no card twice, nothing seen dealt."""
@@ -305,6 +353,44 @@ def test_a_decisions_work_is_bounded_and_the_worse_half_drops_out(take5: Any) ->
         if len(legal) == 10:
             assert searcher.worlds_used[-1] > 1500 // (10 * tricks)
             assert searcher.tricks_played[-1] > 1500 - 10 * tricks
+
+
+def test_every_action_in_a_world_sees_the_same_random_draws(take5: Any) -> None:
+    """Paired: the random seats' draws of a world are made once and replayed to each action, so
+    the same action twice in one world takes the same heads (and the draws do not run out)."""
+    compared = 0
+    for observation, legal, options in observations(6):
+        if observation["decision"] != "card" or len(legal) < 2:
+            continue
+        searcher = take5.Searcher("paired", 0)
+        seats = len(observation["totals"])
+        searcher.opponents = take5.Opponents(seats, 0, 104)
+        searcher.opponents.evidence = [50.0] * seats  # every other seat plays at random
+        rng = random.Random(compared)
+        deals = take5.Deals(take5.sample_world(observation, options, rng), 0, rng)
+        seen, _ = take5.Searcher.seen_cards(observation, options)
+        flags = take5.unseen_flags(seen)
+        hands = deals.next()
+        actions = [legal[0], legal[1], legal[0]]
+        first, _, again = searcher.evaluate(hands, deals.world, observation, actions, flags, False)
+        assert first == again
+        compared += 1
+    assert compared > 5
+
+
+def test_the_first_tricks_get_a_larger_budget(take5: Any) -> None:
+    """With ``EARLY_TRICKS`` cards or more in hand a decision may play out ``EARLY_SHARE`` times
+    the budget of tricks, and the later ones the budget."""
+    searcher = take5.Searcher("early", 0)
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    early = take5.BUDGET * take5.EARLY_SHARE
+    for observation, legal, options in observations(4):
+        searcher.choose(observation, legal, options, plenty)
+        cards = len(observation["hand"])
+        if len(legal) >= 9 and observation["decision"] == "card":
+            assert take5.BUDGET < searcher.tricks_played[-1] <= early
+        elif cards < take5.EARLY_TRICKS:
+            assert searcher.tricks_played[-1] <= take5.BUDGET
 
 
 def test_the_value_of_a_round_is_the_chance_to_win_the_game(take5: Any) -> None:
