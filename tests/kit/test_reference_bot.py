@@ -378,21 +378,6 @@ def test_every_action_in_a_world_sees_the_same_random_draws(take5: Any) -> None:
     assert compared > 5
 
 
-def test_the_first_tricks_get_a_larger_budget(take5: Any) -> None:
-    """With ``EARLY_TRICKS`` cards or more in hand a decision may play out ``EARLY_SHARE`` times
-    the budget of tricks, and the later ones the budget."""
-    searcher = take5.Searcher("early", 0)
-    plenty = {"decision_ms": 10**7, "bank_ms": 0}
-    early = take5.BUDGET * take5.EARLY_SHARE
-    for observation, legal, options in observations(4):
-        searcher.choose(observation, legal, options, plenty)
-        cards = len(observation["hand"])
-        if len(legal) >= 9 and observation["decision"] == "card":
-            assert take5.BUDGET < searcher.tricks_played[-1] <= early
-        elif cards < take5.EARLY_TRICKS:
-            assert searcher.tricks_played[-1] <= take5.BUDGET
-
-
 def test_the_value_of_a_round_is_the_chance_to_win_the_game(take5: Any) -> None:
     """Exact when the round ends the game (the lowest total wins, a tie shares), a probability
     otherwise: the seats' chances add up to about one, fewer heads are better, and the same

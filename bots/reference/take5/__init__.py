@@ -38,10 +38,8 @@ still in the running (paired: the same deals, the same random choices), and the 
 by successive halving: the budget is split evenly over ``ceil(log2(actions))`` stages, and after
 each stage the worse half drops out, so the clear losers of the first tricks (ten cards, ten
 tricks each) cost a few playouts and the last two get up to ``WORLDS``. Each decision has a fixed
-budget of tricks to play (``BUDGET``; ``EARLY_SHARE`` times that with ``EARLY_TRICKS`` cards or
-more in hand, where a world costs the most and the round's risk is still open), so its time is
-bounded whatever the trick; a single legal action is played at once. A deadline from
-``match.time`` is a safety net only: the search stops
+budget of tricks to play (``BUDGET``), so its time is bounded whatever the trick; a single legal
+action is played at once. A deadline from ``match.time`` is a safety net only: the search stops
 at a share of ``decision_ms`` (plus a little of the bank) and plays the best action so far; with
 no time at all, the heuristic's own choice. A decision's generator is seeded from the match id,
 the seat and the decision's number, so a match replays the same when no deadline cuts a search
@@ -58,12 +56,14 @@ heads, kept in the order of the ends (a card is placed by a bisection, and the o
 unseen cards between two ends are counted by a slice, the rule is priced only for the seats that
 play by it, and a world's random draws are made once and replayed to every action
 (:class:`Noise`, where a generator seeded per action cost about as much as a short playout).
-A playout trick against 3 random seats costs about half what it did (in a loop of playouts, same
-machine and load: 16.8 against 10.2 µs, 14.4 against 5.7 with every seat random), so the budget
-above is twice the last one's in about 1.5 times its CPU against random players (2 times
-against heuristics). Paired on the same games (benchmarks/REPORT-reference-take5.md): 91.0%
-[87.8, 93.4] of 400 against 3 random, 90.8% before (no measurable gain from the budget there);
-69% [59, 77] of 100 against 3 heuristics, 58% before (paired z +1.64).
+A playout trick against 3 random seats costs about half what it did (in a loop of playouts:
+16.8 against 10.2 µs, 14.4 against 5.7 with every seat random). The budget stays what it was:
+spending the saving on more tricks (200 worlds, twice the budget on a round's first tricks)
+bought nothing measurable against random players (91.0% against 90.8% of the same 400 games) at
+1.9 times the CPU. So the same search now costs about 0.6 of its CPU: 90.0% [86.7, 92.6] of 400
+against 3 random (90.8% before on the same games, paired z -0.37), 57% of 100 against 3
+heuristics (58% before); CPU per decision against random 16.8 ms mean, 32.3 p95, where the last
+version takes 27.3 and 52.2 on the same 40 games (benchmarks/REPORT-reference-take5.md).
 
 The heuristic's rule is cheap there: its expected penalty grows with the
 card between two row ends, so only the lowest card of each gap can be its choice (at most five
@@ -86,16 +86,11 @@ from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
 TRIES = 40
 """Deals of one opponent's hand tried per world for one that fits its play this round."""
-WORLDS = 200
+WORLDS = 48
 """The most worlds an action is played in (the last ones standing)."""
-BUDGET = 1700
+BUDGET = 1500
 """Tricks a decision may play out over all its playouts (an action in a world costs the tricks
 left in the round): the bound on its work."""
-EARLY_TRICKS = 7
-"""A decision with at least this many cards in hand (the round's first tricks: most cards to
-choose from, most tricks to play out, the round's risk still open) gets ``EARLY_SHARE`` times
-the budget."""
-EARLY_SHARE = 2
 EPSILON = 0.02
 """The share of an opponent's plays that the rule's likelihood leaves to chance (see
 :class:`Opponents`)."""
@@ -814,9 +809,7 @@ class Searcher:
         standing, and at most ``budget`` tricks played out in all."""
         began = time.perf_counter()
         worlds = WORLDS if worlds is None else worlds
-        if budget is None:
-            early = len(observation["hand"]) >= EARLY_TRICKS
-            budget = BUDGET * EARLY_SHARE if early else BUDGET
+        budget = BUDGET if budget is None else budget
         if events is not None:
             if self.opponents is None:
                 seats = len(observation["totals"])
