@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
-import random
 import statistics
 import sys
 import time
@@ -36,7 +35,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.games import get_game  # noqa: E402
 from arena.match import MatchRecord, MatchSpec, Table  # noqa: E402
 from arena.runtime.manifest import BotSpec, load_bot  # noqa: E402
 from arena.runtime.pool import BotPool  # noqa: E402
@@ -109,33 +107,12 @@ def load_package(path: Path, name: str) -> Any:
 def cpu_per_decision(opponent: str, games: int) -> tuple[list[float], int]:
     """The reference search's CPU seconds per decision, in-process, over ``games`` Take 5 games
     against 3 ``opponent`` players (``random`` or ``heuristic``), its seat rotated; and its
-    wins there."""
-    search = load_package(ROOT / "bots" / "reference" / "take5", "bench_reference_take5")
-    heuristic = load_package(ROOT / "bots" / "heuristic" / "take5.py", "bench_reference_heuristic")
-    told = {"decision_ms": 1000, "bank_ms": 10000}
-    times: list[float] = []
-    wins = 0
-    for k in range(games):
-        seat = k % SEATS
-        state = get_game("take5").new(5000 + k, SEATS)
-        searcher = search.Searcher(f"cpu-{k}", seat)
-        draws = [random.Random(f"cpu-{k}:{s}") for s in range(SEATS)]
-        while not state.is_over():
-            for mover in state.to_move():
-                legal = state.legal(mover)
-                observation = state.observation(mover)
-                if mover == seat:
-                    began = time.process_time()
-                    events = state.events_for(seat)
-                    index = searcher.choose(observation, legal, state.options, told, events=events)
-                    times.append(time.process_time() - began)
-                elif opponent == "random":
-                    index = draws[mover].randrange(len(legal))
-                else:
-                    index = heuristic.choose(observation, legal)
-                state.apply(mover, legal[index])
-        wins += state.result().ranks[seat] == 1
-    return times, wins
+    wins there (the games of :func:`benchmarks.eval_reference_take5.play`)."""
+    from benchmarks.eval_reference_take5 import play  # it imports this module's helpers
+
+    results = play(ROOT / "bots" / "reference" / "take5", opponent, 0, games)
+    times = [t for r in results for t in r["times"]]  # type: ignore[attr-defined]
+    return times, sum(bool(r["won"]) for r in results)
 
 
 def main() -> None:
