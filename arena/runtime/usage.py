@@ -22,7 +22,8 @@ tracked bot, over every process that belongs to it:
   shares); the peak is over samples, so a spike shorter than ``sample_seconds`` can be missed.
 
 A match takes the delta of CPU over the match and the peak of memory during it
-(:func:`begin` and :func:`end`, each taking one fresh sample). While a match runs, a bot past a
+(:func:`begin` and :func:`end`: the end takes a fresh sample, the begin one only when the last
+sample is older than a clock tick, so matches played back to back cost one sample each). While a match runs, a bot past a
 :class:`Budget` cap is killed (all its processes) at the sample that sees it, and
 :attr:`Tracker.breach` says why; the match loop turns that into a ``resources`` fault.
 
@@ -35,6 +36,7 @@ arena process only while it has bots alive.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import threading
@@ -242,6 +244,12 @@ class Tracker:
 STRANGERS_KEPT = 1.0
 """Seconds for which a sample trusts the previous one's list of processes that are no bot's."""
 
+REUSED_WITHIN = 1.0 / _TICK
+"""A match's begin takes no sample of its own when the last one (the previous match's end, as a
+rule) is at most this old, one clock tick: the counts move by whole ticks, so a fresh sample could
+not tell the difference by more than the tick or so that the bots ran in between (issue 15: the
+begin sample was a fifth of the arena's CPU a game of Take 5 in ``arena play``)."""
+
 
 class Sampler:
     """Samples every tracked bot from one thread, each ``interval`` seconds, while any is."""
@@ -261,10 +269,14 @@ class Sampler:
         nor take a bot's uid unless privileged, and its pid is not reused by another process
         within a second. A new tracker forgets them all."""
         self._strangers_at = 0.0
+        self.sampled_at = -math.inf
+        """When the last sample was taken (``time.monotonic``); minus infinity when a tracker
+        has come since, which that sample did not see."""
 
     def add(self, tracker: Tracker) -> None:
         with self.lock:
             self._strangers = set()
+            self.sampled_at = -math.inf
             self._trackers.append(tracker)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="usage", daemon=True)
@@ -325,6 +337,7 @@ class Sampler:
                 if proc is not None:
                     found[owner][int(name)] = proc
             self._strangers, self._strangers_at = strangers, now
+            self.sampled_at = now
             for tracker, procs in found.items():
                 tracker._update(procs)
 
@@ -351,13 +364,17 @@ def tracker_of(connection: object) -> Tracker | None:
 
 def begin(trackers: Sequence[Tracker | None], budget: Budget) -> None:
     """Start a match for these bots: CPU counts from now, the peak from the memory now, and
-    the caps of ``budget`` apply until :func:`end`."""
+    the caps of ``budget`` apply until :func:`end`. "Now" is the last sample when it is at most
+    :data:`REUSED_WITHIN` old (a match that follows another at once starts from the other's end
+    sample, so what a bot does with ``end`` in that tick counts in the next match), else a fresh
+    one."""
     live = [t for t in trackers if t is not None]
     if not live:
         return
     sampler = live[0]._sampler
     sampler.interval = budget.sample_seconds
-    sampler.sample()
+    if time.monotonic() - sampler.sampled_at > REUSED_WITHIN:
+        sampler.sample()
     with sampler.lock:
         for tracker in live:
             tracker._begin(budget)
