@@ -327,7 +327,11 @@ class ProcessTransport:
         self._closed = False
         self._next_check = 0.0
         self._stderr = StderrTail(self.proc.stderr.fileno(), stderr_limit, stderr_sink)
-        self.usage = Tracker(self.pid, getattr(confined, "uid", None))
+        self.usage = Tracker(
+            self.pid,
+            getattr(confined, "uid", None),
+            wrapped=getattr(confined, "method", "none") == "bubblewrap",  # always --unshare-pid
+        )
         """CPU and memory of every process of the bot (see :mod:`arena.runtime.usage`)."""
 
     def send(self, data: bytes, deadline: float) -> None:

@@ -22,10 +22,17 @@ tracked bot, over every process that belongs to it:
   shares); the peak is over samples, so a spike shorter than ``sample_seconds`` can be missed.
 
 A match takes the delta of CPU over the match and the peak of memory during it
-(:func:`begin` and :func:`end`: the end takes a fresh sample, the begin one only when the last
-sample is older than a clock tick, so matches played back to back cost one sample each). While a match runs, a bot past a
+(:func:`begin` and :func:`end`: the end reads again the bot processes already known, without
+listing ``/proc`` (:meth:`Sampler.refresh`; a process born since the last full sample, at most
+``sample_seconds`` ago, is counted from the next one on, in the next match if it is played
+meanwhile); the begin takes a full sample only when the last sample is older than a clock tick,
+so matches played back to back cost one light sample each). While a match runs, a bot past a
 :class:`Budget` cap is killed (all its processes) at the sample that sees it, and
 :attr:`Tracker.breach` says why; the match loop turns that into a ``resources`` fault.
+
+Under bubblewrap, the sandbox's own two processes of each bot (the bot's leader and its child,
+the namespace's init) are read once: the bot cannot run code in them, so what they use does not
+change in a way that matters (issue 15: they were 8 of the 12 reads a sample with 4 bots).
 
 Cost: one sample reads ``/proc/<pid>/stat`` of every process on the machine (about 8 µs each):
 ``benchmarks/bench_usage.py`` measured 0.9 ms per sample with 105 processes on the machine and
@@ -156,9 +163,21 @@ class Tracker:
     calls :func:`begin` and :func:`end` around each match.
     """
 
-    def __init__(self, leader: int, uid: int | None, sampler: Sampler | None = None) -> None:
+    def __init__(
+        self,
+        leader: int,
+        uid: int | None,
+        sampler: Sampler | None = None,
+        wrapped: bool = False,
+    ) -> None:
         self.leader = leader
         """The first process's pid, which is also the bot's process group id."""
+        self.wrapped = wrapped
+        """The leader is bubblewrap's: it and its children (the inner bubblewrap, the pid
+        namespace's init; the bot's own processes are that one's descendants and cannot become
+        the leader's children) are the sandbox's, read once and kept (:attr:`wrappers`)."""
+        self.wrappers: dict[int, _Proc] = {}
+        """The sandbox's own processes as first seen (pid: process), when :attr:`wrapped`."""
         self.uid = uid
         """The bot's uid of its own, if it has one (the arena is root)."""
         self.breach: str | None = None
@@ -180,6 +199,11 @@ class Tracker:
 
     def _update(self, procs: dict[int, _Proc]) -> None:
         """Take one sample's view of the bot's processes (under the sampler's lock)."""
+        if self.wrapped:
+            leader = self.leader
+            for pid, proc in procs.items():
+                if (pid == leader or proc.ppid == leader) and pid not in self.wrappers:
+                    self.wrappers[pid] = proc
         for pid, old in self._procs.items():
             new = procs.get(pid)
             if new is not None and new.start == old.start:
@@ -317,7 +341,12 @@ class Sampler:
                 unknown: Iterable[str] = strangers.symmetric_difference(names)
             else:
                 strangers, unknown = set(), names
+            wrappers = {str(p): (t, w) for t in self._trackers for p, w in t.wrappers.items()}
             for name in unknown:
+                if name in wrappers:  # the sandbox's own: read once (see Tracker.wrapped)
+                    keeper, kept = wrappers[name]
+                    found[keeper][int(name)] = kept
+                    continue
                 if not name.isdigit():
                     strangers.add(name)
                     continue
@@ -340,6 +369,28 @@ class Sampler:
             self.sampled_at = now
             for tracker, procs in found.items():
                 tracker._update(procs)
+
+    def refresh(self, trackers: Sequence[Tracker]) -> None:
+        """A light sample of these trackers: read again only the processes the last full sample
+        found to be theirs (the sandbox's own not even those), without listing ``/proc``; one
+        gone, or whose pid now names another process, is gone. New processes wait for the next
+        full :meth:`sample` (the thread's, at most ``interval`` later)."""
+        with self.lock:
+            self.samples += 1
+            for tracker in trackers:
+                if tracker not in self._trackers:
+                    continue
+                procs: dict[int, _Proc] = {}
+                for pid, old in tracker._procs.items():
+                    if pid in tracker.wrappers:
+                        procs[pid] = old
+                        continue
+                    rest = _fields(str(pid))
+                    proc = _proc(rest) if rest is not None and len(rest) >= 22 else None
+                    if proc is not None and proc.start == old.start:
+                        procs[pid] = proc
+                tracker._update(procs)
+            self.sampled_at = time.monotonic()
 
 
 _shared: tuple[int, Sampler] | None = None
@@ -381,10 +432,11 @@ def begin(trackers: Sequence[Tracker | None], budget: Budget) -> None:
 
 
 def end(trackers: Sequence[Tracker | None]) -> list[Usage | None]:
-    """End the match for these bots (one fresh sample): what each used during it."""
+    """End the match for these bots (a light sample, :meth:`Sampler.refresh`, of their known
+    processes): what each used during it."""
     live = [t for t in trackers if t is not None]
     if live:
-        live[0]._sampler.sample()
+        live[0]._sampler.refresh(live)
     out: list[Usage | None] = []
     for tracker in trackers:
         if tracker is None:

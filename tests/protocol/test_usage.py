@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import sys
 import time
 import tomllib
@@ -233,6 +234,31 @@ def test_a_cpu_cap_per_match(process_bots: None) -> None:
     assert fault.kind is FaultKind.RESOURCES and "CPU" in fault.message
     used = record.usage[0]
     assert used is not None and used.cpu_seconds > 0.1
+
+
+BWRAP = Limits(method="bubblewrap")
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+
+
+@needs_bwrap
+def test_under_bubblewrap_the_bots_cpu_and_its_childrens_memory_are_counted(
+    process_bots: None,
+) -> None:
+    # The sandbox's two processes of each bot are read once (issue 15); the bot's own are
+    # read every sample: its burning thread's CPU, and the memory its children hold.
+    marker = f"hog-{uuid.uuid4()}"
+    python = "/usr/bin/python3"  # the system Python: this venv may be out of the sandbox's view
+    hog = bot_file("hog", "3", "100", marker, python=python)
+    budget = Budget(memory_mb_per_bot=200, cpu_seconds_per_match=5)
+    with BotPool(limits(budget, sandbox=BWRAP)) as pool:
+        burned = play(pool, bot_file("burner", python=python), load_bot("builtin:first"))
+        held = play(pool, hog, load_bot("builtin:first"), match_id=marker)
+    assert not burned.faults
+    used = burned.usage[0]
+    assert used is not None and 0.1 < used.cpu_seconds <= burned.seconds + 0.1
+    (fault,) = held.faults
+    assert fault.kind is FaultKind.RESOURCES and "over the cap of 200 MiB" in fault.message
+    assert settled(lambda: not processes_mentioning(marker))
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a uid of its own per bot needs root")
