@@ -9,8 +9,13 @@ and gives each one's win rate with its Wilson 95% interval, the games only one o
 the paired (McNemar) z of the difference. CPU time per decision is ``time.process_time`` around
 each call.
 
+Experiments on the same games (benchmarks/REPORT-reference-take5.md, ninth session):
+``--worlds N`` and ``--budget N`` set the search's caps (``WORLDS``, ``BUDGET``); ``--told`` tells
+the search that every opponent plays at random (its odds all 1); ``--oracle`` gives it the true
+hands in every world (not a legal bot: the ceiling of perfect inference).
+
 Run: python -m benchmarks.eval_reference_take5 --games 1000 --out new.json [--bot PATH]
-     [--opponent random|heuristic] [--first 0]
+     [--opponent random|heuristic] [--first 0] [--worlds N] [--budget N] [--told] [--oracle]
      python -m benchmarks.eval_reference_take5 --compare old.json new.json
 """
 
@@ -24,6 +29,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -32,10 +38,46 @@ from arena.games import get_game  # noqa: E402
 from benchmarks.bench_reference import SEATS, load_package, percentile, wilson  # noqa: E402
 
 
-def play(bot: Path, opponent: str, first: int, games: int) -> list[dict[str, object]]:
+class Experiment(NamedTuple):
+    worlds: int | None = None
+    budget: int | None = None
+    told: bool = False
+    oracle: bool = False
+
+
+def true_hands(state: Any, seat: int, row_decision: bool) -> list[list[int]]:
+    """Every seat's hand as it was when this trick's cards were chosen (the cards chosen so far
+    added back; at a row decision they are on the table already)."""
+    snapshot = state.snapshot()
+    hands = [sorted(h) for h in snapshot["hands"]]
+    if not row_decision:
+        for s, card in enumerate(snapshot["chosen"]):
+            if card is not None and s != seat:
+                hands[s] = sorted([*hands[s], card])
+    return hands
+
+
+def rigged(search: Any, experiment: Experiment) -> list[list[int]]:
+    """Patch the loaded search for ``--told`` and ``--oracle``; the oracle's hands go in the
+    list returned (set before each decision)."""
+    oracle: list[list[int]] = []
+    if experiment.told:
+        search.Opponents.random_odds = lambda self: [
+            0.0 if s == self.seat else 1.0 for s in range(len(self.evidence))
+        ]
+    if experiment.oracle:
+        search.Deals.next = lambda self: [list(h) for h in oracle]
+    return oracle
+
+
+def play(
+    bot: Path, opponent: str, first: int, games: int, experiment: Experiment | None = None
+) -> list[dict[str, object]]:
     """Per game: its number, whether the search won (place 1) and its CPU seconds per
     decision."""
     search = load_package(bot, f"eval_take5_{abs(hash(str(bot)))}")
+    experiment = experiment or Experiment()
+    oracle = rigged(search, experiment)
     heuristic = load_package(ROOT / "bots" / "heuristic" / "take5.py", "eval_take5_heuristic")
     told = {"decision_ms": 1000, "bank_ms": 10000}
     results: list[dict[str, object]] = []
@@ -50,9 +92,20 @@ def play(bot: Path, opponent: str, first: int, games: int) -> list[dict[str, obj
                 legal = state.legal(mover)
                 observation = state.observation(mover)
                 if mover == seat:
+                    if experiment.oracle:
+                        row = observation.get("decision") == "row"
+                        oracle[:] = true_hands(state, seat, row)
                     began = time.process_time()
                     events = state.events_for(seat)
-                    index = searcher.choose(observation, legal, state.options, told, events=events)
+                    index = searcher.choose(
+                        observation,
+                        legal,
+                        state.options,
+                        told,
+                        worlds=experiment.worlds,
+                        events=events,
+                        budget=experiment.budget,
+                    )
                     times.append(time.process_time() - began)
                 elif opponent == "random":
                     index = draws[mover].randrange(len(legal))
@@ -97,6 +150,10 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--compare", type=Path, nargs=2)
+    parser.add_argument("--worlds", type=int, help="the search's WORLDS (default: the bot's)")
+    parser.add_argument("--budget", type=int, help="the search's BUDGET (default: the bot's)")
+    parser.add_argument("--told", action="store_true", help="opponents known to play at random")
+    parser.add_argument("--oracle", action="store_true", help="the true hands in every world")
     args = parser.parse_args()
     if args.compare:
         old, new = (json.loads(p.read_text()) for p in args.compare)
@@ -104,7 +161,8 @@ def main() -> None:
         print(f"new {args.compare[1]}: {summary(new)}")
         print(compare(old, new))
         return
-    results = play(args.bot, args.opponent, args.first, args.games)
+    experiment = Experiment(args.worlds, args.budget, args.told, args.oracle)
+    results = play(args.bot, args.opponent, args.first, args.games, experiment)
     if args.out:
         args.out.write_text(json.dumps(results))
     print(summary(results))
