@@ -130,7 +130,18 @@ def test_author_from_nothing_to_the_leaderboard(tmp_path: Path, browser: Browser
         submit(browser, "#scrimmage")
         assert "/account/scrimmages/" in browser.evaluate("location.pathname")
         assert wait_text(browser, "#status", {"done", "failed"}) == "done"
-        browser.click("a.replay")
+        # The page reloads itself every 2 s until the scrimmage has ended: a reload may land
+        # between the click and the replay's page, so wait for the path, clicking again if the
+        # reload took the click's place.
+        for _ in range(3):
+            browser.click("a.replay")
+            deadline = time.monotonic() + 5
+            while "/site/matches/m/" not in browser.evaluate("location.pathname"):
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            else:
+                break
         assert "/site/matches/m/" in browser.evaluate("location.pathname")
         assert wait_until(browser, READY)
         browser.screenshot(SHOTS / "server-scrimmage-replay.png")
