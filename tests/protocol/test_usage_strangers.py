@@ -41,6 +41,15 @@ def quieted(tracker: Tracker, sampler: Sampler) -> Tracker:
     return tracker
 
 
+def found(tracker: Tracker, sampler: Sampler, processes: int) -> None:
+    """Sample until ``tracker`` has ``processes`` processes (20 s at most)."""
+    deadline = time.monotonic() + 20
+    while len(tracker.pids) < processes:
+        assert time.monotonic() < deadline, tracker.pids
+        time.sleep(0.05)
+        sampler.sample()
+
+
 def test_processes_found_to_be_no_bots_are_not_read_again(reads: list[str]) -> None:
     sampler = quiet_sampler()
     bot = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], process_group=0)
@@ -88,11 +97,7 @@ def test_a_child_that_starts_later_is_found(reads: list[str]) -> None:
     try:
         tracker = Tracker(bot.pid, None, sampler)
         sampler.sample()
-        deadline = time.monotonic() + 20
-        while len(tracker.pids) < 2:
-            assert time.monotonic() < deadline, tracker.pids
-            time.sleep(0.05)
-            sampler.sample()
+        found(tracker, sampler, 2)
     finally:
         os.killpg(bot.pid, 9)
         bot.wait()
@@ -154,11 +159,7 @@ def test_the_sandboxs_own_processes_are_read_once_and_the_bots_every_time(
     leader = subprocess.Popen([sys.executable, "-c", SANDBOX_LIKE], process_group=0)
     try:
         tracker = quieted(Tracker(leader.pid, None, sampler, wrapped=True), sampler)
-        deadline = time.monotonic() + 20
-        while len(tracker.pids) < 3:
-            assert time.monotonic() < deadline, tracker.pids
-            time.sleep(0.05)
-            sampler.sample()
+        found(tracker, sampler, 3)
         inner = next(p for p, proc in tracker._procs.items() if proc.ppid == leader.pid)
         work = next(p for p in tracker.pids if p not in (leader.pid, inner))
         assert sorted(tracker.wrappers) == sorted([leader.pid, inner])
@@ -181,11 +182,7 @@ def test_unwrapped_leaders_and_their_children_are_read_every_time(reads: list[st
         tracker = quieted(
             Tracker(leader.pid, None, sampler), sampler
         )  # no sandbox: the leader is the bot
-        deadline = time.monotonic() + 20
-        while len(tracker.pids) < 3:
-            assert time.monotonic() < deadline, tracker.pids
-            time.sleep(0.05)
-            sampler.sample()
+        found(tracker, sampler, 3)
         reads.clear()
         sampler.sample()
         assert tracker.wrappers == {}
