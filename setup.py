@@ -22,10 +22,12 @@ compiled, the interface runs at about the bare loop's speed (benchmarks/bench_ta
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
 import shutil
+import sysconfig
 from pathlib import Path
 from types import ModuleType
 
@@ -51,7 +53,14 @@ COMPILED = [NATIVE.source_of(module, Path("arena")).as_posix() for module in NAT
 
 DATA_FOLDERS = ("templates", "bots", "seeds", "protocol")
 """Kept in step with arena.resources.FOLDERS (a test checks): copied into arena/_data."""
-DATA_IGNORE = shutil.ignore_patterns("__pycache__", "*.py[cod]", ".*")
+DATA_IGNORE = shutil.ignore_patterns("__pycache__", "*.py[cod]", "*.so", ".*")
+
+BOT_MODULES = {"_playout": Path("bots/reference/take5/playout.c")}
+"""C modules of the bundled bots (name: source), each built into its bot's own folder for the
+interpreter being built for (the arena runs bots with it): the reference bot's Take 5 playouts.
+The source's SHA-256 is compiled in (``PLAYOUT_DIGEST``), so the bot can tell a module built from
+another version of its source and use its pure-Python loop instead (as it does when none was
+built: no compiler, or ``ARENA_PURE_PYTHON=1``)."""
 
 
 class BuildWithManifest(build_ext):
@@ -59,6 +68,7 @@ class BuildWithManifest(build_ext):
 
     def run(self) -> None:
         super().run()
+        self.build_bot_modules()
         outputs = [Path(self.get_ext_fullpath(ext.name)) for ext in self.extensions]
         if not outputs or not all(path.exists() for path in outputs):
             return
@@ -68,6 +78,40 @@ class BuildWithManifest(build_ext):
             for module in NATIVE.NATIVE_MODULES
         }
         (package / NATIVE.MANIFEST.name).write_text(json.dumps(manifest, indent=1) + "\n")
+
+    def build_bot_modules(self) -> None:
+        """:data:`BOT_MODULES`, into the bot's folder: the repository's for an editable install
+        (beside the source, tagged with this interpreter's ABI), the package's copy
+        (``arena/_data/bots/...``, made by :class:`BuildWithData` first) for a wheel. Optional:
+        a module that fails to build leaves the bot on its pure-Python code."""
+        from setuptools.errors import CompileError, LinkError
+
+        if self.compiler is None or isinstance(self.compiler, str):
+            return  # nothing was compiled (ARENA_PURE_PYTHON=1): no compiler was set up
+        editable = self.inplace or getattr(self, "editable_mode", False)
+        base = HERE if editable else Path(self.build_lib) / "arena" / "_data"
+        for name, source in BOT_MODULES.items():
+            digest = hashlib.sha256((HERE / source).read_bytes()).hexdigest()
+            target = base / source.parent / (name + sysconfig.get_config_var("EXT_SUFFIX"))
+            try:
+                objects = self.compiler.compile(
+                    [str(HERE / source)],
+                    output_dir=self.build_temp,
+                    macros=[("PLAYOUT_DIGEST", f'"{digest}"')],
+                    include_dirs=self.include_dirs,
+                    extra_postargs=["-O2", "-ffp-contract=off"],
+                )
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self.compiler.link_shared_object(
+                    objects,
+                    str(target),
+                    library_dirs=self.library_dirs,
+                    export_symbols=[f"PyInit_{name}"],
+                    build_temp=self.build_temp,
+                    target_lang="c",
+                )
+            except (CompileError, LinkError) as error:
+                print(f"warning: {source} not built ({error}): the bot plays its Python loop")
 
 
 class BuildWithData(build_py):

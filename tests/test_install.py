@@ -26,12 +26,13 @@ NOT_SOURCE += ("*.py[cod]", "*.so", ".mypy_cache", ".ruff_cache", ".pytest_cache
 
 
 def repo_files(folder: str) -> set[str]:
-    """The files of a top-level folder of the repository, relative to it (no caches)."""
+    """The files of a top-level folder of the repository, relative to it (no caches, and no
+    compiled module an editable install built there: a wheel builds its own)."""
     root = REPO / folder
     return {
         str(p.relative_to(root))
         for p in root.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pyc")
+        if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith((".pyc", ".so"))
     }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import random
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -30,8 +31,12 @@ _loaded = itertools.count()
 
 def load_policy(game: str) -> Any:
     """The bot's package for ``game`` (with its rules), under a name of its own."""
-    name = f"reference_{game}_{next(_loaded)}"
-    folder = REFERENCE / game
+    return load_copy(REFERENCE / game)
+
+
+def load_copy(folder: Path) -> Any:
+    """A package of the bot (or a copy of one) loaded under a new name."""
+    name = f"reference_{folder.name}_{next(_loaded)}"
     spec = importlib.util.spec_from_file_location(
         name, folder / "__init__.py", submodule_search_locations=[str(folder)]
     )
@@ -144,6 +149,78 @@ def test_a_plain_playout_of_rule_players_agrees_with_trick_by_trick_resolution(
         while slow.hands[0]:
             slow.resolve(slow.choices({}))
         assert fast.heads == slow.heads, seed
+
+
+def playout_position(
+    seed: int, take5: Any
+) -> tuple[Any, list[int], frozenset[int], dict[int, int]]:
+    """A position some random tricks into round 1 (2-10 seats, a quarter with tactics), with
+    some seats wild and maybe one seat's first card forced: a state, its unseen flags, the wild
+    seats and the forced card."""
+    rng = random.Random(seed)
+    seats = 2 + seed % 9
+    state = get_game("take5").new(seed, seats, {"tactics": True} if seed % 4 == 3 else {})
+    for _ in range(rng.randrange(6)):
+        if state.round != 1 or state.is_over():
+            break
+        for seat in range(seats):
+            state.apply(seat, rng.choice(state.hands[seat]))
+        while state.row_chooser is not None:
+            state.apply(state.row_chooser, rng.randrange(len(state.rows)))
+    seen, _ = take5.Searcher.seen_cards(state.observation(0), state.options)
+    wild = frozenset(s for s in range(seats) if rng.random() < 0.5)
+    forced: dict[int, int] = {}
+    if state.round == 1 and not state.is_over() and rng.random() < 0.7:
+        seat = rng.randrange(seats)
+        forced[seat] = rng.choice(state.hands[seat])
+    return state, take5.unseen_flags(seen), wild, forced
+
+
+def test_the_c_playout_loop_plays_exactly_as_the_python_one(take5: Any) -> None:
+    """``playout.c`` (built with the arena as ``_playout``) against :meth:`Round.play_plain`'s
+    own Python loop: the same heads, hands and unseen flags after the round, from the same
+    draws (replayed :class:`Noise` and a seeded generator), in 1,500 positions."""
+    if take5.FAST is None:
+        pytest.skip("the C playout loop is not built here (no compiler, or ARENA_PURE_PYTHON=1)")
+    fast = take5.FAST
+    compared = 0
+    try:
+        for seed in range(1500):
+            state, flags, wild, forced = playout_position(seed, take5)
+            if state.round != 1 or state.is_over():
+                continue
+            hands = [sorted(h) for h in state.hands]
+            noise = random.Random(-seed)
+            values = [noise.random() for _ in range(len(hands[0]) * (len(wild) + 1))]
+            outcomes = []
+            for loop in (fast, None):
+                take5.FAST = loop
+                for draws in (take5.Noise(values), random.Random(seed)):
+                    play = take5.Round(state.rows, hands, flags, False, wild, draws, True)
+                    play.play_out(dict(forced))
+                    outcomes.append((play.heads, play.hands, play.unseen))
+            assert outcomes[:2] == outcomes[2:], seed
+            assert all(not hand for hand in outcomes[0][1]), seed
+            compared += 1
+    finally:
+        take5.FAST = fast
+    assert compared > 1000
+
+
+def test_a_c_loop_built_from_another_playout_c_is_not_used(tmp_path: Path) -> None:
+    """The module's compiled-in digest must match the ``playout.c`` beside it: a copy of the
+    bot's package whose source was edited after the build plays its Python loop."""
+    built = sorted((REFERENCE / "take5").glob("_playout.*"))
+    if not built:
+        pytest.skip("the C playout loop is not built here (no compiler, or ARENA_PURE_PYTHON=1)")
+    folder = tmp_path / "take5"
+    shutil.copytree(REFERENCE / "take5", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    assert load_copy(folder).FAST is not None
+    with (folder / "playout.c").open("a") as source:
+        source.write("/* edited */\n")
+    assert load_copy(folder).FAST is None
+    (folder / "playout.c").unlink()
+    assert load_copy(folder).FAST is None
 
 
 def test_worlds_are_redealt_from_the_kits_sample_keeping_what_the_seat_sees(take5: Any) -> None:

@@ -56,14 +56,17 @@ heads, kept in the order of the ends (a card is placed by a bisection, and the o
 unseen cards between two ends are counted by a slice, the rule is priced only for the seats that
 play by it, and a world's random draws are made once and replayed to every action
 (:class:`Noise`, where a generator seeded per action cost about as much as a short playout).
-A playout trick against 3 random seats costs about half what it did (in a loop of playouts:
-16.8 against 10.2 µs, 14.4 against 5.7 with every seat random). The budget stays what it was:
-spending the saving on more tricks (200 worlds, twice the budget on a round's first tricks)
-bought nothing measurable against random players (91.0% against 90.8% of the same 400 games) at
-1.9 times the CPU. So the same search now costs about 0.6 of its CPU: 90.0% [86.7, 92.6] of 400
-against 3 random (90.8% before on the same games, paired z -0.37), 57% of 100 against 3
-heuristics (58% before); CPU per decision against random 16.8 ms mean, 32.3 p95, where the last
-version takes 27.3 and 52.2 on the same 40 games (benchmarks/REPORT-reference-take5.md).
+That loop is also written in C (``playout.c``, built with the arena into this folder as
+``_playout`` for the interpreter bots run with; :data:`FAST`): the same steps on the same
+doubles, from the same draws, so both loops play every playout alike (a test compares them in
+1,500 positions, and the 400 games of the evaluation came out the same with either). It makes a
+decision's playouts about 30 times as fast, so the budget is four times the Python loop's
+(:data:`BUDGET`, :data:`WORLDS`) at about 0.6 of its time; where the module is missing (no
+compiler, a pure-Python install) or stale, the Python loop plays with the smaller budget, so a
+match replays the same on one install, not across the two. Against 3 random players the 6,000
+tricks win 97.0% [94.8, 98.3] of the 400 games where 1,500 won 90.0% (the Python loop's budget:
+more worlds at that budget win no more), at 11 ms CPU a decision (benchmarks/REPORT-reference-
+take5.md, tenth session).
 
 The heuristic's rule is cheap there: its expected penalty grows with the
 card between two row ends, so only the lowest card of each gap can be its choice (at most five
@@ -74,23 +77,49 @@ constant of the game comes from ``rules``.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import itertools
 import math
 import random
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from .rules import sample_world
 from .rules.take5 import HAND_SIZE, HEADS, ROW_LIMIT, cards_in_play, choose_row
 
+
+def load_fast() -> Any:
+    """The playout loop in C (``playout.c``, built with the arena as ``_playout`` beside this
+    file), or None: not built (no compiler, a pure-Python install), or built from another
+    version of ``playout.c`` (its digest is compiled in). Both loops play the same."""
+    try:
+        from . import _playout  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    try:
+        digest = hashlib.sha256(Path(__file__).with_name("playout.c").read_bytes()).hexdigest()
+    except OSError:
+        return None
+    if getattr(_playout, "DIGEST", None) != digest:
+        return None
+    _playout.configure(HEADS, ROW_LIMIT)
+    return _playout
+
+
+FAST = load_fast()
+"""The C playout loop when it is built and current (:meth:`Round.play_plain` uses it)."""
+
+
 TRIES = 40
 """Deals of one opponent's hand tried per world for one that fits its play this round."""
-WORLDS = 48
+WORLDS = 192 if FAST is not None else 48
 """The most worlds an action is played in (the last ones standing)."""
-BUDGET = 1500
+BUDGET = 6000 if FAST is not None else 1500
 """Tricks a decision may play out over all its playouts (an action in a world costs the tricks
-left in the round): the bound on its work."""
+left in the round): the bound on its work. Four times as many with the C loop as with the
+Python one, at about 0.6 of the Python loop's time a decision (11 against 17-22 ms)."""
 EPSILON = 0.02
 """The share of an opponent's plays that the rule's likelihood leaves to chance (see
 :class:`Opponents`)."""
@@ -398,6 +427,14 @@ class Round:
         hands, heads, unseen = self.hands, self.heads, self.unseen
         wild, rng = self.wild, self.rng
         seats = range(len(hands))
+        if FAST is not None and len(forced) <= 1:
+            ((seat, card),) = forced.items() if forced else ((-1, 0),)
+            draw = None if rng is None else rng.random
+            wilds = [s in wild for s in seats]
+            FAST.play_plain(
+                ends, lens, rheads, order, hands, heads, unseen, wilds, draw, seat, card
+            )
+            return
         rule = [s for s in seats if s not in wild]
         random_seats = [s for s in seats if s in wild]
         opponents = len(hands) - 1
