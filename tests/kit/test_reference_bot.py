@@ -223,6 +223,30 @@ def test_a_c_loop_built_from_another_playout_c_is_not_used(tmp_path: Path) -> No
     assert load_copy(folder).FAST is None
 
 
+def test_in_the_sandbox_the_bot_plays_its_c_loop(tmp_path: Path, take5: Any) -> None:
+    """The built module loads where the bot runs (its folder bound into the sandbox, the
+    arena's interpreter): a copy of the bot that exits at start without it passes the check."""
+    if take5.FAST is None:
+        pytest.skip("the C playout loop is not built here (no compiler, or ARENA_PURE_PYTHON=1)")
+    from arena.league.conformance import check_bot
+
+    folder = tmp_path / "reference"
+    shutil.copytree(
+        REFERENCE, folder, ignore=shutil.ignore_patterns("__pycache__", "ten", "phase10")
+    )
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('"take5", "ten", "phase10"', '"take5"'))
+    with (folder / "take5" / "__init__.py").open("a") as package:
+        package.write('\nif FAST is None:\n    raise SystemExit("no C playouts")\n')
+    report = check_bot(load_bot(str(folder)), matches=1)
+    assert report.passed, [
+        (f.status, f.message, f.stderr_tail) for g in report.games for f in g.faults()
+    ]
+    for built in (folder / "take5").glob("_playout.*"):
+        built.unlink()
+    assert not check_bot(load_bot(str(folder)), matches=1).passed
+
+
 def test_worlds_are_redealt_from_the_kits_sample_keeping_what_the_seat_sees(take5: Any) -> None:
     """After the kit's first world, each world deals the same hidden cards again: this seat's
     hand unchanged, the others' hand sizes kept, no card twice, nothing seen dealt."""
