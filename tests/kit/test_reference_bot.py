@@ -376,10 +376,12 @@ def test_it_deals_heuristic_opponents_hands_that_would_have_played_as_they_did(
     assert checked > 20
 
 
-def observations(seed: int) -> list[tuple[dict[str, Any], list[Any], dict[str, Any]]]:
+def observations(
+    seed: int, options: dict[str, Any] | None = None
+) -> list[tuple[dict[str, Any], list[Any], dict[str, Any]]]:
     """Every decision of seat 0 in a game of random players: (observation, legal, options)."""
     game = get_game("take5")
-    state = game.new(seed, 4)
+    state = game.new(seed, 4, options or {})
     rng = random.Random(seed)
     seen = []
     while not state.is_over():
@@ -454,6 +456,21 @@ def test_a_decisions_work_is_bounded_and_the_worse_half_drops_out(take5: Any) ->
         if len(legal) == 10:
             assert searcher.worlds_used[-1] > 1500 // (10 * tricks)
             assert searcher.tricks_played[-1] > 1500 - 10 * tricks
+
+
+def test_the_budget_is_the_c_loops_only_where_the_c_loop_plays(take5: Any) -> None:
+    """With the C module the standard placement gets :data:`BUDGET` tricks a decision; the
+    professional variant, whose playouts run in Python, keeps the Python loop's caps."""
+    plenty = {"decision_ms": 10**7, "bank_ms": 0}
+    worlds, budget = take5.PYTHON_CAPS
+    for options, cap in (({"professional": True}, budget), ({}, take5.BUDGET)):
+        searcher = take5.Searcher("caps", 0)
+        for observation, legal, opts in observations(6, options)[:12]:
+            searcher.choose(observation, legal, opts, plenty)
+        assert max(searcher.tricks_played) <= cap
+        assert max(searcher.tricks_played) > cap - 10 * 10  # nearly all of it, where searched
+        if options:
+            assert max(searcher.worlds_used) <= worlds
 
 
 def test_every_action_in_a_world_sees_the_same_random_draws(take5: Any) -> None:

@@ -62,7 +62,8 @@ doubles, from the same draws, so both loops play every playout alike (a test com
 1,500 positions, and the 400 games of the evaluation came out the same with either). It makes a
 decision's playouts about 30 times as fast, so the budget is four times the Python loop's
 (:data:`BUDGET`, :data:`WORLDS`) at about 0.6 of its time; where the module is missing (no
-compiler, a pure-Python install) or stale, the Python loop plays with the smaller budget, so a
+compiler, a pure-Python install) or stale, and in the professional variant (whose placement the
+C loop does not play), the Python loop plays with the smaller budget, so a
 match replays the same on one install, not across the two. Against 3 random players the 6,000
 tricks win 97.0% [94.8, 98.3] of the 400 games where 1,500 won 90.0% (the Python loop's budget:
 more worlds at that budget win no more), at 11 ms CPU a decision (benchmarks/REPORT-reference-
@@ -120,6 +121,9 @@ BUDGET = 6000 if FAST is not None else 1500
 """Tricks a decision may play out over all its playouts (an action in a world costs the tricks
 left in the round): the bound on its work. Four times as many with the C loop as with the
 Python one, at about 0.6 of the Python loop's time a decision (11 against 17-22 ms)."""
+PYTHON_CAPS = (48, 1500)
+"""``WORLDS`` and ``BUDGET`` where the playouts run in Python: without the C module, and in the
+professional variant (whose placement only the Python loop plays)."""
 EPSILON = 0.02
 """The share of an opponent's plays that the rule's likelihood leaves to chance (see
 :class:`Opponents`)."""
@@ -845,8 +849,9 @@ class Searcher:
         """The index in ``legal`` to play: up to ``worlds`` worlds for the last actions
         standing, and at most ``budget`` tricks played out in all."""
         began = time.perf_counter()
-        worlds = WORLDS if worlds is None else worlds
-        budget = BUDGET if budget is None else budget
+        caps = PYTHON_CAPS if options.get("professional") else (WORLDS, BUDGET)
+        worlds = caps[0] if worlds is None else worlds
+        budget = caps[1] if budget is None else budget
         if events is not None:
             if self.opponents is None:
                 seats = len(observation["totals"])
