@@ -75,20 +75,32 @@ def test_stopping_and_resuming_gives_the_uninterrupted_league(tmp_path: Path) ->
 
 
 def kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: int = 120) -> None:
-    """Run the league as a subprocess, kill -9 it at random moments, rerun to the end."""
+    """Run the league as a subprocess, kill -9 it at random moments, rerun to the end.
+
+    The moments are shares of the time the same league takes uninterrupted here (run the same
+    way first), so that a kill lands before the league ends on a fast machine as on a slow one
+    (at fixed moments of 0.3-1.2 s, a fast machine finished the league before the first)."""
     rng = random.Random(seed)
     bots = entrants(tmp_path)
     whole = small_league(tmp_path / "whole", bots, budget=budget)
     killed = small_league(tmp_path / "killed", bots, budget=budget)
-    play(whole, 2)
-    command = [sys.executable, "-m", "arena", "league", "run", str(killed), "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    began = time.monotonic()
+    subprocess.run(
+        [sys.executable, "-m", "arena", "league", "run", str(whole), "--quiet"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    took = time.monotonic() - began
+    command = [sys.executable, "-m", "arena", "league", "run", str(killed), "--quiet"]
     done_kills = 0
     for _ in range(kills * 4):
         child = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        time.sleep(rng.uniform(0.3, 1.2))
+        time.sleep(took * rng.uniform(0.2, 0.7))
         if child.poll() is not None:
             break
         child.send_signal(signal.SIGKILL)
