@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import fcntl
+import math
 import os
 import select
 import signal
@@ -651,6 +652,9 @@ class BotConnection:
                 return self.fault(FaultKind.INVALID_JSON, f"{excerpt(line)} is {exc}")
             rid = reply.get("id")
             if rid == self._last_id and type(rid) is int:
+                index = reply.get("index")
+                if type(index) is int and len(reply) == 2 and 0 <= index < len(self._legal):
+                    return Answer(index, arrived - self._sent_at)  # {"id": N, "index": K}
                 return self._read_reply(reply, line, arrived - self._sent_at)
             if (type(rid) is int and 0 < rid < self._last_id) or "id" not in reply:
                 # A late reply to an earlier request, or chatter: never applied, never a fault.
@@ -942,13 +946,14 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
             conn.pump()  # also when nothing came: it notices a closed output
     results: list[Answer | Fault | None] = [None] * len(connections)
     waiting: dict[int, int] = {}  # file descriptor -> position, of the seats still waited for
+    soonest = math.inf
     for i, conn in enumerate(connections):
         fd = conn.fileno()
         if fd is not None:
             results[i] = conn.poll()  # what arrived before the request was read, if anything
             if results[i] is None:
                 waiting[fd] = i
-    soonest = min((connections[i].deadline for i in waiting.values()), default=0.0)
+                soonest = min(soonest, conn.deadline)
     while waiting:
         now = time.monotonic()
         ready: list[int] = []
@@ -966,7 +971,9 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
             if got is not None:
                 results[i] = got
                 del waiting[fd]
-        if ready and waiting and time.monotonic() >= soonest:  # busy seats: a deadline passed
+        if not waiting:
+            break
+        if ready and time.monotonic() >= soonest:  # busy seats: a deadline passed
             now = time.monotonic()
             for fd, i in list(waiting.items()):
                 if connections[i].deadline <= now:
