@@ -10,7 +10,6 @@ in pick-a-phase).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import random
 import statistics
 import sys
@@ -22,15 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.games import Action, State, get_game
 from arena.players import RandomPlayer, play_local
+from benchmarks.bench_reference import load_package
 
 
 def load_heuristic() -> ModuleType:
     path = Path(__file__).resolve().parents[1] / "bots" / "heuristic" / "phase10.py"
-    spec = importlib.util.spec_from_file_location("phase10_heuristic", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_package(path, "phase10_heuristic")
 
 
 class MeasuringPlayer(RandomPlayer):

@@ -30,7 +30,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -89,7 +89,7 @@ def play(hero: BotSpec, opponent: BotSpec, games: int, tag: str) -> tuple[int, l
     return wins, times, time.perf_counter() - began
 
 
-def load_package(path: Path, name: str) -> Any:
+def load_package(path: Path, name: str) -> ModuleType:
     """A bot's module (a file) or package (a folder, with its submodules) as module ``name``."""
     if path.is_dir():
         spec = importlib.util.spec_from_file_location(

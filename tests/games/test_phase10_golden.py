@@ -7,7 +7,6 @@ replays its actions and fails on any difference, or if the file is missing.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import sys
@@ -17,17 +16,14 @@ from types import ModuleType
 from arena.games import JSON
 from arena.games.phase10 import SPEC
 from tests.games.playouts import canonical
+from tests.sources import load_source
 
 GOLDEN = Path(__file__).resolve().parents[2] / "seeds" / "phase10-golden.json"
 BOT = Path(__file__).resolve().parents[2] / "bots" / "heuristic" / "phase10.py"
 
 
 def load_bot() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("phase10_heuristic", BOT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_source(BOT, "phase10_heuristic")
 
 
 def make_golden() -> dict[str, JSON]:

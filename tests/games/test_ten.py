@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -14,6 +13,7 @@ import pytest
 from arena.games import Action, GameOverError, IllegalActionError, State, get_game, ten
 from arena.games.ten import Decision, TenState
 from arena.players import Player, RandomPlayer, play_local
+from tests.sources import load_source
 
 
 def build(
@@ -594,11 +594,7 @@ def test_registry_and_observation_keys() -> None:
 
 def load_heuristic() -> Any:
     path = Path(__file__).resolve().parents[2] / "bots" / "heuristic" / "ten.py"
-    spec = importlib.util.spec_from_file_location("heuristic_ten", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_source(path, "heuristic_ten")
 
 
 class HeuristicPlayer:

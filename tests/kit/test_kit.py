@@ -4,7 +4,6 @@ kit bot passes the conformance check as a real process."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import random
@@ -24,6 +23,7 @@ from arena.games import GAMES, JSON, State, get_game
 from arena.kit import KitError, write_kit
 from arena.kit.build import rewrite_imports
 from tests.games.playouts import canonical
+from tests.sources import load_source
 
 _loaded = itertools.count()
 
@@ -37,15 +37,7 @@ def kits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def load_rules(folder: Path) -> Any:
     """The kit's ``rules`` package, imported under a name of its own (no clash with arena's)."""
-    name = f"kit_rules_{next(_loaded)}"
-    spec = importlib.util.spec_from_file_location(
-        name, folder / "rules" / "__init__.py", submodule_search_locations=[str(folder / "rules")]
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_source(folder / "rules", f"kit_rules_{next(_loaded)}")
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,9 @@ with a small decision time, and replays the same with a fixed sample budget."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import random
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,6 +19,7 @@ from arena.match import MatchSpec, run_match
 from arena.runtime.botproc import RunLimits, TimeLimits
 from arena.runtime.manifest import load_bot
 from arena.runtime.pool import BotPool
+from tests.sources import load_source
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "bots" / "reference"
@@ -36,15 +35,7 @@ def load_policy(game: str) -> Any:
 
 def load_copy(folder: Path) -> Any:
     """A package of the bot (or a copy of one) loaded under a new name."""
-    name = f"reference_{folder.name}_{next(_loaded)}"
-    spec = importlib.util.spec_from_file_location(
-        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_source(folder)
 
 
 @pytest.fixture(scope="module")
@@ -548,11 +539,7 @@ def test_the_rounds_to_come_expect_more_heads_of_random_players(take5: Any) -> N
 
 
 def load_module(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(f"reference_test_{next(_loaded)}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_source(path)
 
 
 def test_the_reference_bot_passes_the_conformance_check() -> None:

@@ -5,10 +5,8 @@ in time with a small decision time, and replays the same with a fixed budget."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import random
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +21,7 @@ from arena.match import MatchSpec, run_match
 from arena.runtime.botproc import RunLimits, TimeLimits
 from arena.runtime.manifest import load_bot
 from arena.runtime.pool import BotPool
+from tests.sources import load_source
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "bots" / "reference"
@@ -31,24 +30,11 @@ _loaded = itertools.count()
 
 def load_package() -> Any:
     """bots/reference/ten (with its rules), under a name of its own."""
-    name = f"reference_ten_{next(_loaded)}"
-    folder = REFERENCE / "ten"
-    spec = importlib.util.spec_from_file_location(
-        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_source(REFERENCE / "ten")
 
 
 def load_module(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(f"reference_ten_test_{next(_loaded)}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_source(path)
 
 
 @pytest.fixture(scope="module")

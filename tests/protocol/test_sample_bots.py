@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import random
@@ -18,16 +17,13 @@ from arena.games import get_game
 from arena.match import MatchSpec, run_match
 from arena.runtime.manifest import load_bot
 from arena.runtime.pool import BotPool
+from tests.sources import load_source
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_module(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"sample_{path.parent.name}_{path.stem}", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_source(path, f"sample_{path.parent.name}_{path.stem}")
 
 
 def test_take5_heuristic_beats_random_policies_by_a_clear_margin() -> None:
