@@ -7,7 +7,10 @@ that steer the race are searched: draw or take the discard pile's top, and which
 soon as the hand can, with every natural card that fits; hit every card that fits, a Wild where
 a natural card of the hand fits next (the end of a run two numbers from it); once down, discard
 first a card no run on the table is about to reach (two or three numbers away), then the most
-points (once down, only hits empty the hand, and a card a run grows to can be hit later).
+points (once down, only hits empty the hand, and a card a run grows to can be hit later); before
+down, hold back a card of a number (or colour) the next seat is known to collect (it took one
+from the discard pile: ``fast.DENY``); a Skip at the seat closest to ending the hand or ahead in
+the game (``fast.SKIP_DONE``).
 
 Each searched decision samples worlds consistent with what this seat saw (``rules.sample_world``
 with the match's events: the other hands and the draw pile dealt at random from the unseen
@@ -39,8 +42,9 @@ of that limit are left, and the policy plays on (measured: without this the proc
 by SIGXCPU after about 90 games of a benchmark, in the middle of a match).
 
 Strength (Phase 10, 3 seats, against 2 bundled heuristics, seats rotated; 33% is parity, the
-target 55%): the policy alone, in-process on 3,000 seeds, 45.8% [44.1, 47.6] against 44.1% before
-those two rules (paired difference +1.8 points ± 1.2); through processes, see
+target 55%): the policy alone, in-process on 3,000 seeds, 48.1% [46.3, 49.9] (session 11: the
+Deny rule and the Skip at the game's leader, paired +2.3 points ± 1.6 over 45.8% [44.1, 47.6];
+that was +1.8 ± 1.2 over 44.1% before the run-reach and Wild rules); through processes, see
 benchmarks/REPORT-reference-phase10.md. The target is not met.
 
 Speed: a world's first deal comes from ``sample_world`` (a whole rules position, about 1 ms); the
@@ -138,7 +142,7 @@ def observed(observation: Mapping[str, Any]) -> Hand:
         from .fast import Group
 
         table.append(Group(g["owner"], kind, key, list(g["cards"])))
-    return Hand(
+    mine = Hand(
         hands,
         ["?"] * observation["draw_size"],
         discard,
@@ -153,6 +157,8 @@ def observed(observation: Mapping[str, Any]) -> Hand:
         False,
         random.Random(0),
     ).counting([len(d) for d in observation["completed"]])
+    mine.known = [list(k) for k in observation.get("known") or [[] for _ in range(seats)]]
+    return mine
 
 
 def discard_action(card: str, target: int | None) -> dict[str, Any]:

@@ -61,6 +61,19 @@ def supported(options: Mapping[str, Any]) -> bool:
     return all(options.get(k, v) == v for k, v in DEFAULTS.items())
 
 
+SKIP_DONE = 1.0
+"""A Skip target's threat grows by this much per phase it has completed (the game is won by
+phases: Skip the leader of the game, not only the seat closest to ending the hand). Measured, 3,000
+paired in-process games, on top of ``DENY``: +0.9 points ± 1.3, not significant (alone, before
+``DENY``: +1.0 ± 1.35; 0.3 instead of 1.0: +0.8 ± 1.35)."""
+
+DENY = 0.5
+"""Before laying down, with the next seat not down and playing a phase that starts with a set (or
+a colour group), a card of a number (colour) it is known to hold (``known``: it took one from
+the discard pile) counts as this much more needed: the bundled heuristic takes the top when it
+raises its progress, and a second card of a number it collects does (measured, 3,000 paired
+in-process games: +1.4 points ± 1.0; 1.5 instead of 0.5 the same, +0.03 ± 0.15)."""
+
 FEED = 0.5
 """Before laying down, a card the next seat could take and hit counts as this much more
 needed (giving it away brings that seat closer to going out)."""
@@ -355,6 +368,9 @@ class Hand:
         """The seats played by the bundled heuristic's rules (:mod:`.model`), not the policy."""
         self.done: list[int] = [0] * len(hands)
         """Phases each seat has completed before this hand (the heuristic's Skip target)."""
+        self.known: list[list[str]] = [[] for _ in hands]
+        """Cards each seat is known to hold (taken from the discard pile): the Deny rule's
+        evidence (set from the observation; empty in playouts)."""
 
     @classmethod
     def from_world(cls, world: Any, rng: random.Random) -> Hand:
@@ -563,8 +579,13 @@ class Hand:
         return min(keep, key=keep.__getitem__), None
 
     def threat(self, seat: int) -> float:
-        """How close ``seat`` is to ending the hand well for it: laid down, few cards left."""
-        return (2.0 if self.laid[seat] else 0.0) - 0.1 * len(self.hands[seat])
+        """How close ``seat`` is to ending the hand well for it (laid down, few cards left) and
+        to winning the game (phases completed, ``SKIP_DONE``)."""
+        return (
+            (2.0 if self.laid[seat] else 0.0)
+            - 0.1 * len(self.hands[seat])
+            + SKIP_DONE * self.done[seat]
+        )
 
     def unseen(self, coloured: bool) -> list[int]:
         """Per Wild and per number (or colour), how many of them the seat to move has not seen
@@ -598,7 +619,15 @@ class Hand:
         run = SIZES[phase][0][0] == "run"
         lacks: dict[int, int] = {}
         outs: dict[int, int] = {}
-        feeding = FEED > 0 and self.laid[self.next_seat(seat)]
+        after = self.next_seat(seat)
+        feeding = FEED > 0 and self.laid[after]
+        denied: set[int] = set()
+        if DENY > 0 and not feeding and self.phase[after] is not None:
+            theirs = self.phase[after]
+            if COLOURED[theirs]:
+                denied = {-COL[x] for x in self.known[after] if COL[x]}
+            elif SIZES[theirs][0][0] == "set":
+                denied = {NUM[x] for x in self.known[after] if NUM[x]}
         unseen = self.unseen(coloured) if careful else []
         for card in cards:
             if card == WILD:
@@ -616,6 +645,9 @@ class Hand:
                 continue
             if feeding and any(g.fits(card) for g in self.table):
                 keep[card] = (float(lacks[i]) + FEED, 0.0, -PTS[card])
+                continue
+            if denied and (NUM[card] in denied or -COL[card] in denied):
+                keep[card] = (float(lacks[i]) + DENY, 0.0, -PTS[card])
                 continue
             if run:
                 near = (
