@@ -621,13 +621,14 @@ class Hand:
         outs: dict[int, int] = {}
         after = self.next_seat(seat)
         feeding = FEED > 0 and self.laid[after]
-        denied: set[int] = set()
-        if DENY > 0 and not feeding and self.phase[after] is not None:
-            theirs = self.phase[after]
+        theirs = self.phase[after]
+        collects = None  # how the next seat groups the cards it takes (None: Deny is off)
+        if DENY > 0 and not feeding and theirs is not None:
             if COLOURED[theirs]:
-                denied = {-COL[x] for x in self.known[after] if COL[x]}
+                collects = COL
             elif SIZES[theirs][0][0] == "set":
-                denied = {NUM[x] for x in self.known[after] if NUM[x]}
+                collects = NUM
+        denied = {collects[x] for x in self.known[after] if collects[x]} if collects else set()
         unseen = self.unseen(coloured) if careful else []
         for card in cards:
             if card == WILD:
@@ -646,7 +647,7 @@ class Hand:
             if feeding and any(g.fits(card) for g in self.table):
                 keep[card] = (float(lacks[i]) + FEED, 0.0, -PTS[card])
                 continue
-            if denied and (NUM[card] in denied or -COL[card] in denied):
+            if collects is not None and collects[card] in denied:
                 keep[card] = (float(lacks[i]) + DENY, 0.0, -PTS[card])
                 continue
             if run:
