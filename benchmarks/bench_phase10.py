@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.games import Action, State, get_game
 from arena.players import RandomPlayer, play_local
-from benchmarks.bench_reference import load_package
+from benchmarks.sources import load_source
 
 
 def load_heuristic() -> ModuleType:
     path = Path(__file__).resolve().parents[1] / "bots" / "heuristic" / "phase10.py"
-    return load_package(path, "phase10_heuristic")
+    return load_source(path, "phase10_heuristic")
 
 
 class MeasuringPlayer(RandomPlayer):

@@ -24,13 +24,11 @@ Run: python -m benchmarks.bench_reference [--games 200] [--random-games 300] [--
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import statistics
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -87,21 +85,6 @@ def play(hero: BotSpec, opponent: BotSpec, games: int, tag: str) -> tuple[int, l
             wins += record.ranks[seat] == 1
             times += seat_times[seat]
     return wins, times, time.perf_counter() - began
-
-
-def load_package(path: Path, name: str) -> ModuleType:
-    """A bot's module (a file) or package (a folder, with its submodules) as module ``name``."""
-    if path.is_dir():
-        spec = importlib.util.spec_from_file_location(
-            name, path / "__init__.py", submodule_search_locations=[str(path)]
-        )
-    else:
-        spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def cpu_per_decision(opponent: str, games: int) -> tuple[list[float], int]:

@@ -41,11 +41,11 @@ from arena.runtime.botproc import RunLimits, TimeLimits  # noqa: E402
 from arena.runtime.manifest import BotSpec, load_bot  # noqa: E402
 from arena.runtime.pool import BotPool  # noqa: E402
 from benchmarks.bench_reference import (  # noqa: E402
-    load_package,
     percentile,
     run_match_timed,
     wilson,
 )
+from benchmarks.sources import load_source  # noqa: E402
 
 GAME = "phase10"
 SEATS = 3
@@ -84,8 +84,8 @@ def policy_alone(games: int, first: int = 0) -> int:
     """The reference bot's wins with its search switched off (its playout policy alone: no
     worlds) over ``games`` in-process games against 2 heuristics, the seeds and seats as in
     :func:`play`."""
-    search = load_package(ROOT / "bots" / "reference" / "phase10", "bench_reference_phase10")
-    heuristic = load_package(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
+    search = load_source(ROOT / "bots" / "reference" / "phase10", "bench_reference_phase10")
+    heuristic = load_source(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
     told = {"decision_ms": 1000, "bank_ms": 0}
     wins = 0
     for k in range(first, first + games):

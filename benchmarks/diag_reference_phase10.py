@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.games import get_game  # noqa: E402
-from benchmarks.bench_reference import load_package  # noqa: E402
+from benchmarks.sources import load_source  # noqa: E402
 
 SEATS = 3
 NO_DEADLINE = {"decision_ms": 10**9, "bank_ms": 0}
@@ -84,8 +84,8 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=100)
     parser.add_argument("--every", type=int, default=2, help="search every n-th decision")
     args = parser.parse_args()
-    bot = load_package(ROOT / "bots" / "reference" / "phase10", "diag_reference_phase10")
-    heuristic = load_package(ROOT / "bots" / "heuristic" / "phase10.py", "diag_heuristic_p10")
+    bot = load_source(ROOT / "bots" / "reference" / "phase10", "diag_reference_phase10")
+    heuristic = load_source(ROOT / "bots" / "heuristic" / "phase10.py", "diag_heuristic_p10")
     rows: list[tuple[str, int, float, float]] = []
     began = time.process_time()
     for k in range(args.first, args.first + args.games):

@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.games import get_game  # noqa: E402
-from benchmarks.bench_reference import SEATS, load_package, percentile, wilson  # noqa: E402
+from benchmarks.bench_reference import SEATS, percentile, wilson  # noqa: E402
+from benchmarks.sources import load_source  # noqa: E402
 
 
 class Experiment(NamedTuple):
@@ -75,10 +76,10 @@ def play(
 ) -> list[dict[str, object]]:
     """Per game: its number, whether the search won (place 1) and its CPU seconds per
     decision."""
-    search = load_package(bot, f"eval_take5_{abs(hash(str(bot)))}")
+    search = load_source(bot, f"eval_take5_{abs(hash(str(bot)))}")
     experiment = experiment or Experiment()
     oracle = rigged(search, experiment)
-    heuristic = load_package(ROOT / "bots" / "heuristic" / "take5.py", "eval_take5_heuristic")
+    heuristic = load_source(ROOT / "bots" / "heuristic" / "take5.py", "eval_take5_heuristic")
     told = {"decision_ms": 1000, "bank_ms": 10000}
     results: list[dict[str, object]] = []
     for k in range(first, first + games):

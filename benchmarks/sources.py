@@ -1,5 +1,6 @@
-"""Bots' modules loaded from their files, as the tests read them: a bot's code is not on
-``sys.path`` (in the sandbox it runs from its own folder), so a test imports it by path."""
+"""Bots' modules loaded from their files, for the benchmarks and the tests: a bot's code is not
+on ``sys.path`` (in the sandbox it runs from its own folder), so they import it by path. Standard
+library only."""
 
 from __future__ import annotations
 

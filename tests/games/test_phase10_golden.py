@@ -15,8 +15,8 @@ from types import ModuleType
 
 from arena.games import JSON
 from arena.games.phase10 import SPEC
+from benchmarks.sources import load_source
 from tests.games.playouts import canonical
-from tests.sources import load_source
 
 GOLDEN = Path(__file__).resolve().parents[2] / "seeds" / "phase10-golden.json"
 BOT = Path(__file__).resolve().parents[2] / "bots" / "heuristic" / "phase10.py"

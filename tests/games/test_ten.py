@@ -13,7 +13,7 @@ import pytest
 from arena.games import Action, GameOverError, IllegalActionError, State, get_game, ten
 from arena.games.ten import Decision, TenState
 from arena.players import Player, RandomPlayer, play_local
-from tests.sources import load_source
+from benchmarks.sources import load_source
 
 
 def build(

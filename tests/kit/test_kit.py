@@ -22,8 +22,8 @@ import pytest
 from arena.games import GAMES, JSON, State, get_game
 from arena.kit import KitError, write_kit
 from arena.kit.build import rewrite_imports
+from benchmarks.sources import load_source
 from tests.games.playouts import canonical
-from tests.sources import load_source
 
 _loaded = itertools.count()
 

@@ -21,7 +21,7 @@ from arena.match import MatchSpec, run_match
 from arena.runtime.botproc import RunLimits, TimeLimits
 from arena.runtime.manifest import load_bot
 from arena.runtime.pool import BotPool
-from tests.sources import load_source
+from benchmarks.sources import load_source
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "bots" / "reference"
