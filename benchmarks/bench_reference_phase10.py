@@ -14,8 +14,9 @@ time per decision (the bot's search reads it and stays well inside).
 
 ``--policy-games N`` also plays N games in-process (no processes, no clock) with the search
 switched off (no worlds), the bot's own playout policy alone against 2 heuristics on the same
-seeds and seats: what the search has to improve on (the last measure, 3,000 games: 48.1%
-[46.3, 49.9], up from 45.8% [44.1, 47.6] before the policy held back cards the next seat is known
+seeds and seats: what the search has to improve on (the last measure, 3,000 games: 49.0%
+[47.2, 50.8], up from 48.1% [46.3, 49.9] before Deny once down, paired +0.93 points ± 0.75;
+48.1% was up from 45.8% [44.1, 47.6] before the policy held back cards the next seat is known
 to collect and aimed its Skips at the game's leader too, paired difference +2.3 points ± 1.6;
 45.8% was up from 44.1% [42.3, 45.8], +1.8 ± 1.2). Figures and commands:
 benchmarks/REPORT-reference-phase10.md.

@@ -416,3 +416,28 @@ def test_it_hits_a_wild_where_its_next_card_fits_and_goes_out(bot: Any) -> None:
     assert hand.over and hand.out == 0
     assert hand.table[0].cards == ["B2", "W", "R4", "B5", "G6", "Y7", "R8"]
     assert down_with_a_run(bot, ["W", "R11"]).wild_spot(["W", "R11"]) is None
+
+
+def test_once_down_it_discards_last_what_the_next_seat_would_take(bot: Any) -> None:
+    """Deny once down: neither 6 nor 5 can be hit (the run 4..8 takes a 3 or a 9) and both are
+    worth 5 points; the next seat (phase 1, two sets, not down) took a 6 from the pile, so the
+    6 is kept and the 5 goes. Once that seat is down too, the hand's order decides again."""
+    hand = down_with_a_run(bot, ["B6", "G5"])
+    hand.known[1] = ["R6"]
+    assert hand.taken_by_next(0)("Y6") and not hand.taken_by_next(0)("Y5")
+    assert hand.first_discard() == ("G5", None)
+    assert [card for card, _ in hand.discard_order()] == ["G5", "B6"]
+    hand.laid[1] = True
+    assert hand.taken_by_next(0) is None
+    assert hand.first_discard() == ("B6", None)
+
+
+def test_once_down_a_run_only_next_seat_is_denied_the_numbers_it_lacks(bot: Any) -> None:
+    """The next seat's phase is a run of 7 (phase 4): a number it is known to hold is no use to
+    it, one it lacks is, so the 6 it holds goes first."""
+    hand = down_with_a_run(bot, ["B6", "G5"])
+    hand.phase[1] = 4
+    hand.known[1] = ["R6"]
+    taken = hand.taken_by_next(0)
+    assert taken("G5") and not taken("B6") and not taken("W")
+    assert hand.first_discard() == ("B6", None)

@@ -42,8 +42,10 @@ of that limit are left, and the policy plays on (measured: without this the proc
 by SIGXCPU after about 90 games of a benchmark, in the middle of a match).
 
 Strength (Phase 10, 3 seats, against 2 bundled heuristics, seats rotated; 33% is parity, the
-target 55%): the policy alone, in-process on 3,000 seeds, 48.1% [46.3, 49.9] (session 11: the
-Deny rule and the Skip at the game's leader, paired +2.3 points ± 1.6 over 45.8% [44.1, 47.6];
+target 55%): the policy alone, in-process on 3,000 seeds, 49.0% [47.2, 50.8] (session 13: Deny
+once down, paired +0.93 points ± 0.75 over 48.1% [46.3, 49.9], confirmed on 3,000 other seeds
+at +1.50 ± 0.80; session 11: the Deny rule and the Skip at the game's leader, paired +2.3
+points ± 1.6 over 45.8% [44.1, 47.6];
 that was +1.8 ± 1.2 over 44.1% before the run-reach and Wild rules); through processes, see
 benchmarks/REPORT-reference-phase10.md. The target is not met.
 

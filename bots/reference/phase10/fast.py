@@ -18,7 +18,7 @@ natural card per group, hits on others' groups the turn one lays down); the sear
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import model
@@ -73,6 +73,12 @@ a colour group), a card of a number (colour) it is known to hold (``known``: it 
 the discard pile) counts as this much more needed: the bundled heuristic takes the top when it
 raises its progress, and a second card of a number it collects does (measured, 3,000 paired
 in-process games: +1.4 points ± 1.0; 1.5 instead of 0.5 the same, +0.03 ± 0.15)."""
+
+DENY_DOWN = 0.5
+"""Once down, among the cards it cannot hit, a card the next seat (not down) would likely take
+from the discard pile is discarded after the others of the same worth (Deny once down: the game
+is won by phases before points; measured, 3,000 paired in-process games on each of two seed
+ranges: +0.93 ± 0.75 and +1.50 ± 0.80 points of win rate)."""
 
 FEED = 0.5
 """Before laying down, a card the next seat could take and hit counts as this much more
@@ -612,6 +618,13 @@ class Hand:
                 fits = self.laid[seat] and any(g.fits(card) for g in self.table)
                 near = self.reach(card) if self.laid[seat] else 0.0  # a run may grow to it
                 keep[card] = (1e9 if card == WILD else 1.0 if fits else near, 0.0, -PTS[card])
+            if DENY_DOWN > 0 and self.laid[seat]:
+                taken = self.taken_by_next(seat)
+                if taken is not None:
+                    for card in cards:
+                        if card != WILD and taken(card):
+                            first, _, pts = keep[card]
+                            keep[card] = (first, DENY_DOWN, pts)
             return keep
         coloured = COLOURED[phase]
         index = COL if coloured else NUM
@@ -662,6 +675,22 @@ class Hand:
                 near = float(c[i])
             keep[card] = (float(lacks[i]), near, -PTS[card])
         return keep
+
+    def taken_by_next(self, seat: int) -> Callable[[str], bool] | None:
+        """Whether the next seat, not down, would likely take a card from the discard pile: one of
+        a number (colour) it is known to collect, or for a run-only phase a number it is not
+        known to hold. None when nothing is known."""
+        after = self.next_seat(seat)
+        theirs = self.phase[after]
+        if self.laid[after] or theirs is None or not self.known[after]:
+            return None
+        if COLOURED[theirs]:
+            cols = {COL[x] for x in self.known[after] if COL[x]}
+            return lambda card: COL[card] in cols
+        nums = {NUM[x] for x in self.known[after] if NUM[x]}
+        if SIZES[theirs][0][0] == "set":
+            return lambda card: NUM[card] in nums
+        return lambda card: bool(NUM[card]) and NUM[card] not in nums
 
     def wild_spot(self, hand: list[str]) -> tuple[int, str, str | None] | None:
         """Where to hit a Wild so that a natural card of ``hand`` fits next: a run's end next to
