@@ -1,0 +1,104 @@
+"""Per-game wins of the Phase 10 reference bot's search given more than a seat can see: how much
+knowing the other hands (or the draw pile too) would be worth, as a bound on what inferring them
+could add.
+
+    python benchmarks/experiments/phase10_oracle.py OUT FIRST COUNT MODE [WORLDS]
+
+MODE is one of
+- ``search``: the bot as it is (worlds sampled from what the seat saw), WORLDS worlds a decision;
+- ``hands``: every world holds the other seats' true hands; the draw pile is shuffled anew in
+  each world (nobody knows its order), so the search plays as if opponents' hands were inferred
+  perfectly;
+- ``deck``: the true position, the draw pile's order included (a cheat no inference reaches: it
+  bounds nothing, and shows what the search does with a known future).
+
+Games FIRST..FIRST+COUNT-1 are those of ``bench_reference_phase10.policy_alone`` and
+``phase10_paired.py`` (seed 2000 + k, seat k % 3, against 2 bundled heuristics), so the lists pair
+game by game with theirs. The list of wins (1 or 0) is written to OUT after every game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from arena.games import get_game
+from arena.games.base import State
+from benchmarks.bench_reference_phase10 import GAME, ROOT, SEATS
+from benchmarks.sources import load_source
+
+MODES = ("search", "hands", "deck")
+
+
+class KeptOrder(random.Random):
+    """A generator whose ``shuffle`` leaves the list as it is (``deck``: no world is dealt again)."""
+
+    def shuffle(self, x: Any) -> None:
+        return None
+
+
+def see_through(search: Any, position: dict[str, State], mode: str) -> None:
+    """Make the bot's worlds the true position (``position["now"]``): its ``sample_world`` returns
+    it (the draw pile shuffled unless ``deck``), and ``evaluate`` deals no hand again."""
+    game = get_game(GAME)
+    evaluate = search.evaluate
+
+    def sample_world(observation: Any, options: Any, rng: random.Random, events: Any) -> State:
+        world = game.from_snapshot(position["now"].snapshot())
+        if mode != "deck":
+            pile = list(world.draw_pile)  # type: ignore[attr-defined]
+            rng.shuffle(pile)
+            world.draw_pile[:] = pile  # type: ignore[attr-defined]
+        return world
+
+    def known_evaluate(base: Any, known: Any, seat: int, *rest: Any) -> Any:
+        every = [list(hand) for hand in base.hands]  # all known: only the draw pile is dealt
+        *head, rng, context = rest
+        if mode == "deck":
+            rng = KeptOrder(rng.getrandbits(32))
+        return evaluate(base, every, seat, *head, rng, context)
+
+    namespace = search.Searcher.search.__globals__
+    namespace["sample_world"] = sample_world
+    namespace["evaluate"] = known_evaluate
+
+
+def main() -> None:
+    out, first, count, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    worlds = int(sys.argv[5]) if len(sys.argv) > 5 else 16
+    if mode not in MODES:
+        raise SystemExit(f"MODE is one of {', '.join(MODES)}")
+    search = load_source(ROOT / "bots" / "reference" / "phase10", "bench_reference_phase10")
+    heuristic = load_source(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
+    position: dict[str, State] = {}
+    if mode != "search":
+        see_through(search, position, mode)
+    told = {"decision_ms": 100_000, "bank_ms": 0}  # the worlds asked for, whatever they take
+    wins: list[int] = []
+    for k in range(first, first + count):
+        seat = k % SEATS
+        state = get_game(GAME).new(2000 + k, SEATS)
+        position["now"] = state
+        options = dict(state.options)
+        searcher = search.Searcher(f"policy-{k}", seat)
+        while not state.is_over():
+            mover = state.to_move()[0]
+            legal = state.legal(mover)
+            observation = state.observation(mover)
+            if mover == seat:
+                index = searcher.choose(observation, legal, options, told, worlds=worlds)
+            else:
+                index = heuristic.choose(observation, legal)
+            state.apply(mover, legal[index])
+        wins.append(int(state.result().ranks[seat] == 1))
+        Path(out).write_text(json.dumps(wins))
+    print(out, sum(wins), len(wins))
+
+
+if __name__ == "__main__":
+    main()
