@@ -1,13 +1,13 @@
 """Compare per-game win lists of the same games, game by game (from ``phase10_paired.py`` or
 ``phase10_oracle.py``).
 
-    python benchmarks/experiments/paired.py BASE[:FIRST] OTHER[:FIRST] [...]
+    python benchmarks/experiments/paired.py BASE OTHER
 
-Each argument is a JSON list of wins (1 or 0); ``:FIRST`` says which game its first entry is
-(default 0), so lists of different ranges line up (``base.json`` of games 0..2999 against
-``hands_200.json:200``). Lists after the second are taken together as one, over the games they
-cover. Prints each side's wins over the games both have (with the 95% Wilson interval) and the
-mean game-by-game difference, ±1.96 standard errors.
+Each side is one or more JSON lists of wins (1 or 0), joined by commas, each ``PATH[:FIRST]``:
+FIRST says which game its first entry is (default 0), so lists of different ranges line up
+(``base.json`` of games 0..2999 against ``hands_0.json,hands_200.json:200``). Prints each side's
+wins over the games both have (with the 95% Wilson interval) and the mean game-by-game
+difference, ±1.96 standard errors.
 """
 
 from __future__ import annotations
@@ -22,12 +22,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.bench_reference import wilson
 
 
-def load(argument: str) -> dict[int, int]:
-    """Game number -> win, from ``PATH[:FIRST]``."""
-    path, _, first = argument.partition(":")
-    wins = json.loads(Path(path).read_text())
-    start = int(first or 0)
-    return {start + k: int(w) for k, w in enumerate(wins)}
+def load(side: str) -> dict[int, int]:
+    """Game number -> win, from ``PATH[:FIRST]`` joined by commas."""
+    games: dict[int, int] = {}
+    for part in side.split(","):
+        path, _, first = part.partition(":")
+        wins = json.loads(Path(path).read_text())
+        start = int(first or 0)
+        games.update({start + k: int(w) for k, w in enumerate(wins)})
+    return games
 
 
 def difference(base: dict[int, int], other: dict[int, int]) -> tuple[int, float, float]:
@@ -43,12 +46,9 @@ def difference(base: dict[int, int], other: dict[int, int]) -> tuple[int, float,
 
 
 def main() -> None:
-    if len(sys.argv) < 3:
+    if len(sys.argv) != 3:
         raise SystemExit(__doc__)
-    base = load(sys.argv[1])
-    other: dict[int, int] = {}
-    for argument in sys.argv[2:]:
-        other.update(load(argument))
+    base, other = load(sys.argv[1]), load(sys.argv[2])
     n, mean, half = difference(base, other)
     if not n:
         raise SystemExit("the lists have no game in common")
