@@ -2,9 +2,11 @@
 knowing the other hands (or the draw pile too) would be worth, as a bound on what inferring them
 could add.
 
-    python benchmarks/experiments/phase10_oracle.py OUT FIRST COUNT MODE [WORLDS]
+    python benchmarks/experiments/phase10_oracle.py OUT FIRST COUNT MODE [WORLDS [NAME=VALUE ...]]
 
 MODE is one of
+- ``policy-hands``: the policy alone (no search), its observation's ``known`` (the cards each seat
+  is known to hold, which its Deny rules read) set to the other seats' whole hands;
 - ``search``: the bot as it is (worlds sampled from what the seat saw), WORLDS worlds a decision;
 - ``hands``: every world holds the other seats' true hands; the draw pile is shuffled anew in
   each world (nobody knows its order), so the search plays as if opponents' hands were inferred
@@ -14,7 +16,10 @@ MODE is one of
 
 Games FIRST..FIRST+COUNT-1 are those of ``bench_reference_phase10.policy_alone`` and
 ``phase10_paired.py`` (seed 2000 + k, seat k % 3, against 2 bundled heuristics), so the lists pair
-game by game with theirs. The list of wins (1 or 0) is written to OUT after every game.
+game by game with theirs. The bot is given the match's events, as in the arena (its worlds use
+them). Each NAME=VALUE sets a constant of the bot's package (``INFER=0``: its worlds dealt
+without reading the other seats' last turns). The list of wins (1 or 0) is written to OUT after
+every game.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from arena.games.base import State
 from benchmarks.bench_reference_phase10 import GAME, ROOT, SEATS
 from benchmarks.sources import load_source
 
-MODES = ("search", "hands", "deck")
+MODES = ("policy-hands", "search", "hands", "deck")
 
 
 class KeptOrder(random.Random):
@@ -74,10 +79,17 @@ def main() -> None:
     if mode not in MODES:
         raise SystemExit(f"MODE is one of {', '.join(MODES)}")
     search = load_source(ROOT / "bots" / "reference" / "phase10", "bench_reference_phase10")
+    for pair in sys.argv[6:]:
+        name, value = pair.split("=")
+        if not hasattr(search, name):
+            raise SystemExit(f"the bot's package has no {name}")
+        setattr(search, name, type(getattr(search, name))(float(value)))
     heuristic = load_source(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
     position: dict[str, State] = {}
-    if mode != "search":
+    if mode in ("hands", "deck"):
         see_through(search, position, mode)
+    if mode == "policy-hands":
+        worlds = 0
     told = {"decision_ms": 100_000, "bank_ms": 0}  # the worlds asked for, whatever they take
     wins: list[int] = []
     for k in range(first, first + count):
@@ -86,12 +98,19 @@ def main() -> None:
         position["now"] = state
         options = dict(state.options)
         searcher = search.Searcher(f"policy-{k}", seat)
+        seen: list[dict[str, Any]] = []
+        cursor = 0
         while not state.is_over():
             mover = state.to_move()[0]
             legal = state.legal(mover)
             observation = state.observation(mover)
+            if mover == seat and mode == "policy-hands":
+                hands = state.hands  # type: ignore[attr-defined]
+                observation["known"] = [[] if s == seat else list(h) for s, h in enumerate(hands)]
             if mover == seat:
-                index = searcher.choose(observation, legal, options, told, worlds=worlds)
+                seen += state.events_for(seat, cursor)
+                cursor = len(state.log)
+                index = searcher.choose(observation, legal, options, told, seen, worlds)
             else:
                 index = heuristic.choose(observation, legal)
             state.apply(mover, legal[index])

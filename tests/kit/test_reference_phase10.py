@@ -441,3 +441,95 @@ def test_once_down_a_run_only_next_seat_is_denied_the_numbers_it_lacks(bot: Any)
     taken = hand.taken_by_next(0)
     assert taken("G5") and not taken("B6") and not taken("W")
     assert hand.first_discard() == ("B6", None)
+
+
+def test_a_seats_last_turn_is_read_from_the_events(bot: Any) -> None:
+    """What each seat's last turn of the current hand showed: the top it was offered (none when
+    it is a Skip), the one it took, what it discarded, whether it was down by then."""
+    old_hand = [{"type": "hand", "upcard": "G1"}, {"type": "draw", "seat": 1}]
+    events = [
+        *old_hand,
+        {"type": "discard", "seat": 1, "card": "W"},
+        {"type": "hand", "upcard": "R5"},
+        {"type": "draw", "seat": 1},
+        {"type": "discard", "seat": 1, "card": "B7"},
+        {"type": "take", "seat": 2, "card": "B7"},
+        {"type": "discard", "seat": 2, "card": "S", "target": 0},
+        {"type": "skipped", "seat": 0, "reason": "skip"},
+        {"type": "draw", "seat": 1},
+        {"type": "lay", "seat": 1},
+        {"type": "discard", "seat": 1, "card": "Y9"},
+        {"type": "draw", "seat": 2},
+    ]
+    turns = bot.infer.last_turns(events)
+    assert sorted(turns) == [1, 2]
+    assert turns[1] == bot.infer.Turn(offered=None, took=None, discarded="Y9", down=True)
+    assert turns[2] == bot.infer.Turn(offered="B7", took="B7", discarded="S", down=False)
+    assert bot.infer.last_turns(events[:6])[1].offered == "R5"  # the upcard, declined
+    assert bot.infer.last_turns([]) == {}
+
+
+def test_hands_the_heuristic_would_not_have_played_from_are_refused(bot: Any) -> None:
+    """Phase 8 (seven cards of one colour), not down, seen to discard R1: six blues and low lone
+    cards after R1 in the hand's order agree (R1 was the first of its least kept cards); a
+    higher lone card (more points, so discarded first), a Skip (discarded before anything), a
+    seventh blue (it would have laid down) or a declined Wild do not."""
+    infer = bot.infer
+    rng = random.Random(0)
+    blues = ["B1", "B2", "B3", "B4", "B5", "B6"]
+    hand = [*blues, "R2", "R3", "G1", "Y1"]
+    shown = infer.Turn(discarded="R1")
+    assert infer.agrees(8, hand, hand, shown, rng)
+    for other in (["Y11"], ["S"], ["B7"]):
+        held = [*hand[:-1], *other]
+        assert not infer.agrees(8, held, held, shown, rng), other
+    assert not infer.agrees(8, hand, hand, infer.Turn(offered="W", discarded="R1"), rng)
+    assert infer.agrees(8, hand, hand, infer.Turn(offered="G7", discarded="R1"), rng)
+
+
+class TrueDraw(random.Random):
+    """A generator whose ``choice`` is the card the seat really drew (which must be offered)."""
+
+    def __init__(self, drawn: str) -> None:
+        super().__init__(0)
+        self.drawn = drawn
+
+    def choice(self, seq: Any) -> Any:
+        assert self.drawn in seq
+        return self.drawn
+
+
+def test_the_hands_heuristic_seats_hold_agree_with_their_last_turns(bot: Any) -> None:
+    """In games of the reference policy against two heuristics, at each of its decisions, every
+    other seat's true hand agrees with what its last turn showed (the card it drew from the pile
+    taken as the one it drew): the search's worlds never refuse the truth."""
+    heuristic = load_module(REFERENCE.parent / "heuristic" / "phase10.py")
+    game = get_game(GAME)
+    told = {"decision_ms": 10**7, "bank_ms": 0}
+    checked = 0
+    for seed in range(4):
+        state = game.new(seed, 3)
+        options = dict(state.options)
+        searcher = bot.Searcher("m", 0)
+        seen: list[dict[str, Any]] = []
+        cursor = 0
+        while not state.is_over():
+            mover = state.to_move()[0]
+            legal = state.legal(mover)
+            observation = state.observation(mover)
+            if mover != 0:
+                state.apply(mover, legal[heuristic.choose(observation, legal)])
+                continue
+            seen += state.events_for(0, cursor)
+            cursor = len(state.log)
+            for s, (phase, turn) in bot.showing(observation, seen).items():
+                drew = [e for a, e in state.log if a == s and e["type"] == "drew"]
+                hand = list(state.hands[s])
+                unseen = list(hand)
+                for card in observation["known"][s]:
+                    unseen.remove(card)
+                truth = TrueDraw(drew[-1]["card"] if drew else "")
+                assert bot.infer.agrees(phase, hand, unseen, turn, truth), (hand, turn)
+                checked += 1
+            state.apply(0, legal[searcher.choose(observation, legal, options, told, seen, 0)])
+    assert checked > 300
