@@ -17,9 +17,9 @@ MODE is one of
 Games FIRST..FIRST+COUNT-1 are those of ``bench_reference_phase10.policy_alone`` and
 ``phase10_paired.py`` (seed 2000 + k, seat k % 3, against 2 bundled heuristics), so the lists pair
 game by game with theirs. The bot is given the match's events, as in the arena (its worlds use
-them). Each NAME=VALUE sets a constant of the bot's package (``INFER=0``: its worlds dealt
-without reading the other seats' last turns). The list of wins (1 or 0) is written to OUT after
-every game.
+them). Each NAME=VALUE sets a constant of the bot's package (``Z_SWITCH=2``: the search
+switches from the policy's choice less readily). The list of wins (1 or 0) is written to OUT
+after every game.
 """
 
 from __future__ import annotations

@@ -14,9 +14,7 @@ the game (``fast.SKIP_DONE``).
 
 Each searched decision samples worlds consistent with what this seat saw (``rules.sample_world``
 with the match's events: the other hands and the draw pile dealt at random from the unseen
-cards, the cards seen taken from the discard pile kept where they went; with ``INFER``, each
-other hand dealt again until it agrees with what that seat's last turn showed, read by the
-heuristic's rules: :mod:`.infer`), and in each world plays
+cards, the cards seen taken from the discard pile kept where they went), and in each world plays
 every candidate action followed by the rest of the hand (up to ``HORIZON`` turns): this seat by
 its policy, the others by the bundled heuristic's own rules (:mod:`.model`, a port checked
 against it decision by decision: the opponents a reference bot must beat, and a search whose
@@ -65,7 +63,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from .fast import COLOURS, WILD, Hand, Layout, layout, supported
-from .infer import TRIES, Turn, agrees, last_turns
 from .rules import sample_world
 
 WORLDS = 32
@@ -81,8 +78,6 @@ WIN_BONUS = 2.0
 CAREFUL = False
 MODEL_OTHERS = True
 """Whether the playouts play the other seats by the bundled heuristic's rules (:mod:`.model`)."""
-INFER = True
-"""Whether the worlds deal the other hands by what their last turns showed (:mod:`.infer`)."""
 MARGIN = 0.02
 """How much better per world (in phases) a searched action must do than the policy's choice."""
 Z_SWITCH = 1.5
@@ -329,56 +324,9 @@ class Searcher:
             return scores
         base = Hand.from_world(world, rng)
         context = Context(observation, self.seat)
-        shown = showing(observation, events) if INFER else {}
         return evaluate(
-            base, observation["known"], self.seat, candidates, worlds, budget, rng, context, shown
+            base, observation["known"], self.seat, candidates, worlds, budget, rng, context
         )
-
-
-def showing(
-    observation: Mapping[str, Any], events: list[dict[str, Any]] | None
-) -> dict[int, tuple[int, Turn]]:
-    """The other seats whose last turn shows something of their hand: seat -> (its phase, that
-    turn). None without the match's events, or for a seat down or with no phase to play."""
-    if not events:
-        return {}
-    phases, laid = observation["phase"], observation["laid"]
-    return {
-        s: (phases[s], turn)
-        for s, turn in last_turns(events).items()
-        if s != observation["seat"] and phases[s] is not None and laid[s] is None
-    }
-
-
-def deal_hidden(
-    base: Hand,
-    known: list[list[str]],
-    seat: int,
-    pool: list[str],
-    unknown: list[int],
-    rng: random.Random,
-    shown: Mapping[int, tuple[int, Turn]],
-) -> tuple[list[list[str]], list[str]]:
-    """The other hands dealt again from ``pool`` (their unseen cards and the draw pile): each
-    seat's ``known`` cards and ``unknown[s]`` from the pool, dealt up to ``infer.TRIES`` times
-    until it agrees with the last turn ``shown`` of it; the rest, shuffled, is the draw pile."""
-    rest = list(pool)
-    hands: list[list[str]] = []
-    for s, hand in enumerate(base.hands):
-        if s == seat:
-            hands.append(hand)
-            continue
-        check = shown.get(s)
-        for _ in range(TRIES if check is not None else 1):
-            places = rng.sample(range(len(rest)), unknown[s])
-            dealt = [rest[i] for i in places]
-            if check is None or agrees(check[0], [*known[s], *dealt], dealt, check[1], rng):
-                break
-        hands.append([*known[s], *dealt])
-        taken = set(places)
-        rest = [card for i, card in enumerate(rest) if i not in taken]
-    rng.shuffle(rest)
-    return hands, rest
 
 
 def evaluate(
@@ -390,12 +338,10 @@ def evaluate(
     budget: Budget,
     rng: random.Random,
     context: Context,
-    shown: Mapping[int, tuple[int, Turn]] | None = None,
 ) -> list[list[float]]:
     """Each candidate's value in each world (the first ``base`` as dealt, the next ones with
     the other hands' unknown cards and the draw pile dealt again), every candidate followed by
-    the rest of the hand played out, the other seats by the heuristic's model. With ``shown``
-    (see :func:`showing`), every world's other hands are dealt by :func:`deal_hidden`."""
+    the rest of the hand played out, the other seats by the heuristic's model."""
     scores: list[list[float]] = [[] for _ in candidates]
     base.modelled = [MODEL_OTHERS and s != seat for s in range(len(base.hands))]
     pool = list(base.draw_pile)
@@ -411,9 +357,7 @@ def evaluate(
     for k in range(worlds):
         if not budget.left() or (k >= MIN_WORLDS and k % ROUND == 0 and settled(scores)):
             break
-        if shown:
-            hands, draw = deal_hidden(base, known, seat, pool, unknown, rng, shown)
-        elif k:
+        if k:
             rng.shuffle(pool)
             at = 0
             hands = []

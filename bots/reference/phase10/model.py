@@ -176,12 +176,7 @@ def wants_top(play: Hand) -> bool:
     phase = play.phase[seat]
     if phase is None:
         return False
-    return raises_progress(phase, in_order(play.hands[seat]), top)
-
-
-def raises_progress(phase: int, hand: tuple[str, ...], top: str) -> bool:
-    """Whether the heuristic, not down, takes ``top`` (not a Wild) to ``hand`` (in order): some
-    card dropped for it (every copy of it, as the heuristic writes it) brings ``phase`` closer."""
+    hand = in_order(play.hands[seat])
     before = progress(phase, hand)
     after = max(
         progress(phase, (*(c for c in hand if c != drop), top)) for drop in dict.fromkeys(hand)
@@ -228,20 +223,11 @@ def discard(play: Hand) -> tuple[str, int | None]:
     phase = play.phase[seat]
     if phase is None:
         return max(cards, key=points), None
-    return least_kept(phase, hand), None
 
+    def keep_value(card: str) -> tuple[float, int]:
+        rest = list(hand)
+        rest.remove(card)
+        wild = 100.0 if card == WILD else 0.0
+        return (wild - progress(phase, tuple(rest)), -points(card))
 
-def least_kept(phase: int, hand: tuple[str, ...]) -> str:
-    """The heuristic's discard before it is down, from ``hand`` (in order, no Skip): the card
-    whose loss costs ``phase``'s progress least (never a Wild if it can help it), highest points
-    first, the first in the hand's order on a tie."""
-    return min(dict.fromkeys(hand), key=lambda card: keep_value(phase, hand, card))
-
-
-def keep_value(phase: int, hand: tuple[str, ...], card: str) -> tuple[float, int]:
-    """How much the heuristic, not down, would rather keep ``card`` of ``hand`` (in order): its
-    discard is the card of least value."""
-    rest = list(hand)
-    rest.remove(card)
-    wild = 100.0 if card == WILD else 0.0
-    return (wild - progress(phase, tuple(rest)), -points(card))
+    return min(cards, key=keep_value), None
