@@ -11,6 +11,8 @@ MODE is one of
 - ``hands``: every world holds the other seats' true hands; the draw pile is shuffled anew in
   each world (nobody knows its order), so the search plays as if opponents' hands were inferred
   perfectly;
+- ``hands-draw``, ``hands-play``: ``hands`` at the draw decisions only (take the top or draw),
+  or at the discards only; the other searched decisions sample their worlds as the bot does;
 - ``deck``: the true position, the draw pile's order included (a cheat no inference reaches: it
   bounds nothing, and shows what the search does with a known future).
 
@@ -37,7 +39,7 @@ from arena.games.base import State
 from benchmarks.bench_reference_phase10 import GAME, ROOT, SEATS
 from benchmarks.sources import load_source
 
-MODES = ("policy-hands", "search", "hands", "deck")
+MODES = ("policy-hands", "search", "hands", "hands-draw", "hands-play", "deck")
 
 
 class KeptOrder(random.Random):
@@ -49,11 +51,17 @@ class KeptOrder(random.Random):
 
 def see_through(search: Any, position: dict[str, State], mode: str) -> None:
     """Make the bot's worlds the true position (``position["now"]``): its ``sample_world`` returns
-    it (the draw pile shuffled unless ``deck``), and ``evaluate`` deals no hand again."""
+    it (the draw pile shuffled unless ``deck``), and ``evaluate`` deals no hand again; with
+    ``hands-draw`` or ``hands-play``, only at that kind of decision."""
     game = get_game(GAME)
-    evaluate = search.evaluate
+    evaluate, sample = search.evaluate, search.sample_world
+    only = mode.partition("-")[2]
+    seeing = [True]
 
     def sample_world(observation: Any, options: Any, rng: random.Random, events: Any) -> State:
+        seeing[0] = not only or observation["decision"] == only
+        if not seeing[0]:
+            return sample(observation, options, rng, events)  # type: ignore[no-any-return]
         world = game.from_snapshot(position["now"].snapshot())
         if mode != "deck":
             pile = list(world.draw_pile)  # type: ignore[attr-defined]
@@ -62,6 +70,8 @@ def see_through(search: Any, position: dict[str, State], mode: str) -> None:
         return world
 
     def known_evaluate(base: Any, known: Any, seat: int, *rest: Any) -> Any:
+        if not seeing[0]:
+            return evaluate(base, known, seat, *rest)
         every = [list(hand) for hand in base.hands]  # all known: only the draw pile is dealt
         *head, rng, context = rest
         if mode == "deck":
@@ -86,7 +96,7 @@ def main() -> None:
         setattr(search, name, type(getattr(search, name))(float(value)))
     heuristic = load_source(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
     position: dict[str, State] = {}
-    if mode in ("hands", "deck"):
+    if mode.startswith("hands") or mode == "deck":
         see_through(search, position, mode)
     if mode == "policy-hands":
         worlds = 0
