@@ -83,6 +83,52 @@ def see_through(search: Any, position: dict[str, State], mode: str) -> None:
     namespace["evaluate"] = known_evaluate
 
 
+def play_games(
+    first: int,
+    count: int,
+    search: Any,
+    worlds: int,
+    reveal: bool = False,
+    position: dict[str, State] | None = None,
+    out: Path | None = None,
+) -> list[int]:
+    """Games ``first``.. ``first + count - 1`` (seed 2000 + k): the bot's package ``search`` at
+    seat k % 3, ``worlds`` worlds a searched decision, given the match's events (with ``reveal``,
+    its observation's ``known`` holds every other hand whole), against 2 bundled heuristics.
+    Each game's win (1 or 0), the list written to ``out`` after every game; ``position["now"]``
+    is the game in play."""
+    heuristic = load_source(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
+    told = {"decision_ms": 100_000, "bank_ms": 0}  # the worlds asked for, whatever they take
+    wins: list[int] = []
+    for k in range(first, first + count):
+        seat = k % SEATS
+        state = get_game(GAME).new(2000 + k, SEATS)
+        if position is not None:
+            position["now"] = state
+        options = dict(state.options)
+        searcher = search.Searcher(f"policy-{k}", seat)
+        seen: list[dict[str, Any]] = []
+        cursor = 0
+        while not state.is_over():
+            mover = state.to_move()[0]
+            legal = state.legal(mover)
+            observation = state.observation(mover)
+            if mover != seat:
+                state.apply(mover, legal[heuristic.choose(observation, legal)])
+                continue
+            if reveal:
+                hands = state.hands  # type: ignore[attr-defined]
+                observation["known"] = [[] if s == seat else list(h) for s, h in enumerate(hands)]
+            seen += state.events_for(seat, cursor)
+            cursor = len(state.log)
+            index = searcher.choose(observation, legal, options, told, seen, worlds)
+            state.apply(mover, legal[index])
+        wins.append(int(state.result().ranks[seat] == 1))
+        if out is not None:
+            out.write_text(json.dumps(wins))
+    return wins
+
+
 def main() -> None:
     out, first, count, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     worlds = int(sys.argv[5]) if len(sys.argv) > 5 else 16
@@ -94,38 +140,11 @@ def main() -> None:
         if not hasattr(search, name):
             raise SystemExit(f"the bot's package has no {name}")
         setattr(search, name, type(getattr(search, name))(float(value)))
-    heuristic = load_source(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
     position: dict[str, State] = {}
     if mode.startswith("hands") or mode == "deck":
         see_through(search, position, mode)
-    if mode == "policy-hands":
-        worlds = 0
-    told = {"decision_ms": 100_000, "bank_ms": 0}  # the worlds asked for, whatever they take
-    wins: list[int] = []
-    for k in range(first, first + count):
-        seat = k % SEATS
-        state = get_game(GAME).new(2000 + k, SEATS)
-        position["now"] = state
-        options = dict(state.options)
-        searcher = search.Searcher(f"policy-{k}", seat)
-        seen: list[dict[str, Any]] = []
-        cursor = 0
-        while not state.is_over():
-            mover = state.to_move()[0]
-            legal = state.legal(mover)
-            observation = state.observation(mover)
-            if mover == seat and mode == "policy-hands":
-                hands = state.hands  # type: ignore[attr-defined]
-                observation["known"] = [[] if s == seat else list(h) for s, h in enumerate(hands)]
-            if mover == seat:
-                seen += state.events_for(seat, cursor)
-                cursor = len(state.log)
-                index = searcher.choose(observation, legal, options, told, seen, worlds)
-            else:
-                index = heuristic.choose(observation, legal)
-            state.apply(mover, legal[index])
-        wins.append(int(state.result().ranks[seat] == 1))
-        Path(out).write_text(json.dumps(wins))
+    reveal = mode == "policy-hands"
+    wins = play_games(first, count, search, 0 if reveal else worlds, reveal, position, Path(out))
     print(out, sum(wins), len(wins))
 
 

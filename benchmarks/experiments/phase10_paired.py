@@ -15,38 +15,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from arena.games import get_game
-from benchmarks.bench_reference_phase10 import GAME, ROOT, SEATS
+from benchmarks.bench_reference_phase10 import ROOT
+from benchmarks.experiments.phase10_oracle import play_games
 from benchmarks.sources import load_source
 
 
 def main() -> None:
     out, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     search = load_source(ROOT / "bots" / "reference" / "phase10", "bench_reference_phase10")
-    heuristic = load_source(ROOT / "bots" / "heuristic" / "phase10.py", "bench_heuristic_p10")
     fast = sys.modules["bench_reference_phase10.fast"]
     for pair in sys.argv[4:]:
         name, value = pair.split("=")
         if not hasattr(fast, name):
             raise SystemExit(f"fast.py has no {name}")
         setattr(fast, name, float(value))
-    told = {"decision_ms": 1000, "bank_ms": 0}
-    wins: list[int] = []
-    for k in range(first, first + count):
-        seat = k % SEATS
-        state = get_game(GAME).new(2000 + k, SEATS)
-        options = dict(state.options)
-        searcher = search.Searcher(f"policy-{k}", seat)
-        while not state.is_over():
-            mover = state.to_move()[0]
-            legal = state.legal(mover)
-            observation = state.observation(mover)
-            if mover == seat:
-                index = searcher.choose(observation, legal, options, told, worlds=0)
-            else:
-                index = heuristic.choose(observation, legal)
-            state.apply(mover, legal[index])
-        wins.append(int(state.result().ranks[seat] == 1))
+    wins = play_games(first, count, search, worlds=0)
     Path(out).write_text(json.dumps(wins))
     print(out, sum(wins), len(wins))
 
