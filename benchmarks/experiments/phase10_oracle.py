@@ -13,6 +13,8 @@ MODE is one of
   perfectly;
 - ``hands-draw``, ``hands-play``: ``hands`` at the draw decisions only (take the top or draw),
   or at the discards only; the other searched decisions sample their worlds as the bot does;
+- ``hands-card``: ``hands`` at the discards from a hand without a Skip only (which card, not at
+  whom a Skip);
 - ``deck``: the true position, the draw pile's order included (a cheat no inference reaches: it
   bounds nothing, and shows what the search does with a known future).
 
@@ -39,7 +41,7 @@ from arena.games.base import State
 from benchmarks.bench_reference_phase10 import GAME, ROOT, SEATS
 from benchmarks.sources import load_source
 
-MODES = ("policy-hands", "search", "hands", "hands-draw", "hands-play", "deck")
+MODES = ("policy-hands", "search", "hands", "hands-draw", "hands-play", "hands-card", "deck")
 
 
 class KeptOrder(random.Random):
@@ -52,14 +54,19 @@ class KeptOrder(random.Random):
 def see_through(search: Any, position: dict[str, State], mode: str) -> None:
     """Make the bot's worlds the true position (``position["now"]``): its ``sample_world`` returns
     it (the draw pile shuffled unless ``deck``), and ``evaluate`` deals no hand again; with
-    ``hands-draw`` or ``hands-play``, only at that kind of decision."""
+    ``hands-draw``, ``hands-play`` or ``hands-card``, only at that kind of decision."""
     game = get_game(GAME)
     evaluate, sample = search.evaluate, search.sample_world
     only = mode.partition("-")[2]
     seeing = [True]
 
+    def sees(observation: Any) -> bool:
+        if only == "card":
+            return observation["decision"] == "play" and "S" not in observation["hand"]
+        return not only or observation["decision"] == only
+
     def sample_world(observation: Any, options: Any, rng: random.Random, events: Any) -> State:
-        seeing[0] = not only or observation["decision"] == only
+        seeing[0] = sees(observation)
         if not seeing[0]:
             return sample(observation, options, rng, events)  # type: ignore[no-any-return]
         world = game.from_snapshot(position["now"].snapshot())
