@@ -31,7 +31,7 @@ import sysconfig
 from pathlib import Path
 from types import ModuleType
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
@@ -63,13 +63,19 @@ another version of its source and use its pure-Python loop instead (as it does w
 built: no compiler, or ``ARENA_PURE_PYTHON=1``)."""
 
 
+C_MODULES = {"arena.runtime._gather": "arena/runtime/gather.c"}
+"""The arena's hand-written C modules (name: source), each optional, with a pure-Python path
+used when it is missing: botproc's wait for the bots' replies (issue 15)."""
+
+
 class BuildWithManifest(build_ext):
     """build_ext, then arena/_compiled.json beside the built modules if every one of them built."""
 
     def run(self) -> None:
         super().run()
         self.build_bot_modules()
-        outputs = [Path(self.get_ext_fullpath(ext.name)) for ext in self.extensions]
+        mypyc = [ext for ext in self.extensions if ext.name not in C_MODULES]
+        outputs = [Path(self.get_ext_fullpath(ext.name)) for ext in mypyc]
         if not outputs or not all(path.exists() for path in outputs):
             return
         package = Path(self.get_ext_fullpath("arena.games.base")).parent.parent
@@ -138,6 +144,9 @@ def native_extensions() -> list:  # type: ignore[type-arg]
     from mypyc.build import mypycify
 
     extensions = mypycify(COMPILED, group_name=NATIVE.GROUP, opt_level="3")
+    extensions += [
+        Extension(name, [source], extra_compile_args=["-O2"]) for name, source in C_MODULES.items()
+    ]
     for extension in extensions:
         extension.optional = True  # no C compiler: install the pure-Python modules, still usable
     return extensions

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from arena.games import JSON, Action, State, get_game
 from arena.games.base import competition_ranks
 from arena.replay import Replay
@@ -41,6 +43,7 @@ from arena.runtime.usage import begin as begin_usage
 from arena.runtime.usage import end as end_usage
 
 
+@mypyc_attr(native_class=False)  # compiled, it could not be unpickled (frozen)
 @dataclass(frozen=True)
 class MatchSpec:
     """What to play: ``bots[i]`` sits in seat ``i``."""
@@ -53,6 +56,7 @@ class MatchSpec:
     options: Mapping[str, JSON] = field(default_factory=dict)
 
 
+@mypyc_attr(native_class=False)  # compiled, it could not be unpickled (frozen)
 @dataclass(frozen=True)
 class SeatFault:
     """A fault in a match: which seat, at which step (actions applied before it), and why."""
@@ -73,6 +77,7 @@ class SeatFault:
         }
 
 
+@mypyc_attr(native_class=False)  # compiled, it could not be unpickled (frozen)
 @dataclass(frozen=True)
 class MatchRecord:
     """Everything about one played match, as plain JSON via :meth:`to_json`."""

@@ -14,13 +14,17 @@
    sandbox, no deadlines, no checks, no record: for each decision the act message with the same
    observation, legal list and events, written with orjson, and a blocking read of each answer).
    Games per second (wall clock: the bots run in processes of their own), and the ratio. Target:
-   at least 0.8x.
+   at least 0.8x. The two play in ``--play-blocks`` alternating blocks of ``--play-games`` games
+   (the same seeds; which goes first alternates); the ratio is of all games over all time, with
+   a 95% bootstrap interval over the blocks (a block's own ratio swings by a fifth or more on
+   this VM, so a median of a few runs did not settle which side of 0.8 it lies).
 
-Every figure is the median over ``--runs`` interleaved runs (this machine's speed drifts within
-minutes, so only side-by-side ratios are stable); ratios are medians of the run-by-run ratios.
-Prints which build runs the rules (see arena/native.py).
+Figures 1 and 2 are medians over ``--runs`` interleaved runs (this machine's speed drifts within
+minutes, so only side-by-side ratios are stable); their ratios are medians of the run-by-run
+ratios. Prints which build runs the rules (see arena/native.py).
 
-    python -m benchmarks.bench_loop [--runs 5] [--seconds 0.4] [--play-games 20] [--only loop ten play]
+    python -m benchmarks.bench_loop [--runs 5] [--seconds 0.4] [--play-blocks 40]
+        [--play-games 5] [--only loop ten play]
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -154,14 +159,9 @@ def observation_row(runs: int, seconds: float) -> tuple[float, float, float]:
 class BareLoop:
     """4 persistent bots over plain pipes; per decision the act message, a blocking read each."""
 
-    def __init__(self, command: Sequence[str], seats: int, sessions: bool = False) -> None:
+    def __init__(self, command: Sequence[str], seats: int) -> None:
         self.bots = [
-            subprocess.Popen(
-                list(command),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                start_new_session=sessions,
-            )
+            subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             for _ in range(seats)
         ]
         for bot in self.bots:
@@ -210,57 +210,74 @@ class BareLoop:
             bot.wait(10)
 
 
-def games_per_second(play: Callable[[int], object], games: int, first_seed: int) -> float:
-    began = time.perf_counter()
-    for k in range(games):
-        play(first_seed + k)
-    return games / (time.perf_counter() - began)
+def timed(play: Callable[[int], object], seeds: range) -> tuple[float, float]:
+    """Wall and CPU seconds (this process, all its threads) to play the games ``seeds``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    for seed in seeds:
+        play(seed)
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 class PlayFigures(NamedTuple):
     bare: float
-    """Games per second of the bare loop."""
-    apart: float
-    """... of the bare loop with each bot in a session of its own, as the arena starts them."""
+    """Games per second of the bare loop (all its games over all its time)."""
     played: float
     """... of arena play's path."""
     ratio: float
-    """arena play / bare loop (median of the run-by-run ratios)."""
-    ratio_apart: float
-    """arena play / bare loop with sessions apart."""
+    """arena play / bare loop, games per second over all the blocks."""
+    interval: tuple[float, float]
+    """The ratio's 95% interval, a bootstrap over the blocks (2,000 resamples)."""
+    block_ratios: tuple[float, float, float]
+    """The blocks' own ratios: lowest, median, highest."""
     parent_ms: tuple[float, float]
-    """The measuring process's CPU milliseconds per game: bare loop, arena play."""
+    """This process's CPU milliseconds per game: bare loop, arena play."""
     sandbox: str
 
 
-def play_row(runs: int, games: int) -> PlayFigures:
-    """Take 5 with 4 stdio bots: the bare loop (bots in this process's session, and apart),
-    and arena play's path, interleaved run by run."""
-    command = [sys.executable, str(MINIMAL)]
-    bare, apart = BareLoop(command, SEATS), BareLoop(command, SEATS, sessions=True)
+def ratio_interval(
+    pairs: Sequence[tuple[float, float]], resamples: int = 2000
+) -> tuple[float, float]:
+    """95% bootstrap interval of sum(bare) / sum(arena) over blocks of (bare, arena) seconds."""
+    rng = random.Random(15)
+    ratios = []
+    for _ in range(resamples):
+        drawn = rng.choices(pairs, k=len(pairs))
+        ratios.append(sum(b for b, _ in drawn) / sum(a for _, a in drawn))
+    ratios.sort()
+    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
+
+
+def play_row(blocks: int, games: int) -> PlayFigures:
+    """Take 5 with 4 stdio bots: the bare loop and arena play's path in alternating blocks of
+    ``games`` games (the same seeds each; which goes first alternates), so that the machine's
+    drift from minute to minute falls on both alike."""
+    bare = BareLoop([sys.executable, str(MINIMAL)], SEATS)
     bots = tuple(load_bot(str(MINIMAL)) for _ in range(SEATS))
-    barely, aparts, played, cpu_bare, cpu_played = [], [], [], [], []
+    walls: list[tuple[float, float]] = []
+    cpus: list[tuple[float, float]] = []
     with open(os.devnull, "w") as null, contextlib.ExitStack() as stack:
         run = stack.enter_context(PlayRun("take5", bots, out=null))
         run.play(0)  # start the bots outside the timing
-        for r in range(runs):
-            first = r * games
-            cpu = time.process_time()
-            barely.append(games_per_second(lambda seed: bare.play("take5", seed), games, first))
-            cpu_bare.append((time.process_time() - cpu) / games)
-            aparts.append(games_per_second(lambda seed: apart.play("take5", seed), games, first))
-            cpu = time.process_time()
-            played.append(games_per_second(run.play, games, first))
-            cpu_played.append((time.process_time() - cpu) / games)
+        for block in range(blocks):
+            seeds = range(1 + block * games, 1 + (block + 1) * games)
+            if block % 2:
+                arena = timed(run.play, seeds)
+                plain = timed(lambda seed: bare.play("take5", seed), seeds)
+            else:
+                plain = timed(lambda seed: bare.play("take5", seed), seeds)
+                arena = timed(run.play, seeds)
+            walls.append((plain[0], arena[0]))
+            cpus.append((plain[1], arena[1]))
     bare.close()
-    apart.close()
+    played = blocks * games
+    ratios = sorted(b / a for b, a in walls)
     return PlayFigures(
-        statistics.median(barely),
-        statistics.median(aparts),
-        statistics.median(played),
-        statistics.median(p / b for p, b in zip(played, barely, strict=True)),
-        statistics.median(p / b for p, b in zip(played, aparts, strict=True)),
-        (statistics.median(cpu_bare) * 1e3, statistics.median(cpu_played) * 1e3),
+        played / sum(b for b, _ in walls),
+        played / sum(a for _, a in walls),
+        sum(b for b, _ in walls) / sum(a for _, a in walls),
+        ratio_interval(walls),
+        (ratios[0], statistics.median(ratios), ratios[-1]),
+        (sum(b for b, _ in cpus) / played * 1e3, sum(a for _, a in cpus) / played * 1e3),
         str(run.sandbox["method"]) if run.sandbox else "none",
     )
 
@@ -269,7 +286,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="interleaved runs per figure")
     parser.add_argument("--seconds", type=float, default=0.4, help="CPU seconds per run (1, 2)")
-    parser.add_argument("--play-games", type=int, default=20, help="games per run (3)")
+    parser.add_argument("--play-games", type=int, default=5, help="games per block (3)")
+    parser.add_argument("--play-blocks", type=int, default=40, help="alternating blocks (3)")
     parser.add_argument("--only", nargs="+", choices=("loop", "ten", "play"), default=None)
     args = parser.parse_args()
     only = set(args.only or ("loop", "ten", "play"))
@@ -287,15 +305,21 @@ def main() -> None:
             f"ratio {ratio:.2f}  (target <= 2)"
         )
     if "play" in only:
-        got = play_row(args.runs, args.play_games)
-        print(f"\n3. Take 5, 4 stdio bots ({MINIMAL.name}): arena play vs a bare loop")
+        got = play_row(args.play_blocks, args.play_games)
+        low, high = got.interval
         print(
-            f"bare loop {got.bare:.1f} games/s, arena play {got.played:.1f} games/s "
-            f"(sandbox {got.sandbox}), ratio {got.ratio:.2f}  (target >= 0.8)"
+            f"\n3. Take 5, 4 stdio bots ({MINIMAL.name}): arena play vs a bare loop, "
+            f"{args.play_blocks} alternating blocks of {args.play_games} games"
         )
         print(
-            f"bare loop with each bot in a session of its own (as the arena starts them) "
-            f"{got.apart:.1f} games/s, arena play / that {got.ratio_apart:.2f}"
+            f"bare loop {got.bare:.1f} games/s, arena play {got.played:.1f} games/s "
+            f"(sandbox {got.sandbox}), ratio {got.ratio:.3f} [95% {low:.3f}, {high:.3f}]  "
+            "(target >= 0.8)"
+        )
+        print(
+            "blocks' own ratios: lowest {:.2f}, median {:.2f}, highest {:.2f}".format(
+                *got.block_ratios
+            )
         )
         print(
             f"CPU of this process per game: bare loop {got.parent_ms[0]:.2f} ms, "

@@ -73,6 +73,10 @@ table is needed to tell the bots apart, and the fixed-point iteration may not co
 _SECULAR_ITERATIONS = 200
 _FIXED_POINT_ITERATIONS = 20_000
 _FIXED_POINT_TOLERANCE = 1e-11
+T_ZERO = 1e-7
+"""A t-value nearer 0 than this is solved as 0 (the mean alone). Below it the constraint cannot
+be held in floats: on one observed bin the optimum moves a mass of about t² off it, and the mean
+moves by about t²/2, lost against 1/2 for t under about 1e-8 (a nElo of 1e-297 never converged)."""
 
 
 # -- block scores -------------------------------------------------------------------------------
@@ -370,7 +374,7 @@ def mle_t_value(
     should it not within 20,000, ``ArithmeticError`` is raised rather than a wrong distribution
     returned."""
     _check_counts(counts, values)
-    if t == 0:
+    if abs(t) < T_ZERO:
         return mle_mean(counts, values, ref)
     p = list(start) if start is not None else [1 / len(values)] * len(values)
     x = 0.0

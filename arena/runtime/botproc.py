@@ -31,6 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypeAlias
 
+from mypy_extensions import mypyc_attr
+
 from arena import __version__
 from arena.runtime.limits import TimeLimits as TimeLimits
 from arena.runtime.sandbox import Confined, Limits
@@ -51,9 +53,25 @@ from arena.runtime.wire import (
 from arena.runtime.wire import encode as encode_message
 from arena.terminal import printable_name
 
+
+def _load_gather() -> Callable[[Sequence[int], float, int], list[tuple[bytes, float, bool]]] | None:
+    """The wait loop of :func:`collect` in C (arena/runtime/gather.c), if it was built for this
+    version of the source and not turned off (``ARENA_PURE_PYTHON=1``)."""
+    if os.environ.get("ARENA_PURE_PYTHON"):
+        return None
+    try:
+        from arena.runtime import _gather as module
+    except ImportError:
+        return None
+    return module.gather if module.VERSION == 1 else None
+
+
+_gather = _load_gather()
+
 # -- limits and faults -----------------------------------------------------------------------
 
 
+@mypyc_attr(native_class=False)  # compiled, it could not be unpickled (frozen)
 @dataclass(frozen=True)
 class RunLimits:
     """Everything that bounds a bot process: time, output and the sandbox's resources."""
@@ -105,6 +123,7 @@ class FaultKind(enum.Enum):
     see :class:`~arena.runtime.usage.Budget`."""
 
 
+@mypyc_attr(native_class=False)  # compiled, it could not be unpickled (frozen)
 @dataclass(frozen=True)
 class Fault:
     """One fault of one bot, with the end of its stderr log."""
@@ -361,6 +380,13 @@ class ProcessTransport:
 
     def fileno(self) -> int | None:
         return None if self._eof else self._out
+
+    def take(self, data: bytes, arrived: float, eof: bool) -> None:
+        """What :func:`collect`'s C wait loop read from the output, as :meth:`pump` takes it."""
+        if data:
+            self.buffer.feed(data, arrived)
+        if eof:
+            self._eof = True
 
     def pump(self) -> None:
         """Read what is there; when nothing is, see now and then whether the output is gone."""
@@ -766,6 +792,7 @@ class LegalOnly(Protocol):
         ...
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled: a caller may adapt it
 class LocalConnection:
     """An :class:`Agent` behind the :class:`Connection` interface (no process, no deadline)."""
 
@@ -932,7 +959,43 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
     Bot processes are waited for together (``select``), so each answer is stamped when it
     arrives and a slow seat never costs another seat time. In-process agents answer after them.
     """
-    if len(connections) == 1:  # the common case, kept lean: one seat to move
+    if _gather is not None:
+        bots = [conn for conn in connections if type(conn) is BotConnection]
+        if len(bots) == len(connections) and all(conn._broken is None for conn in bots):
+            gathered = _gathered(bots)
+            if gathered is not None:
+                return gathered
+    return _waited(connections, [None] * len(connections))
+
+
+def _gathered(connections: list[BotConnection]) -> list[Answer | Fault] | None:
+    """:func:`collect` with the wait in C (``_gather``): until each seat has sent a line (or
+    ended its output), or the first deadline or :data:`OUTPUT_CHECK` has passed; then the
+    seats still without an answer wait in :func:`_waited`. None: not bot processes all."""
+    transports = [conn.transport for conn in connections]
+    pipes = [t for t in transports if type(t) is ProcessTransport and t.fileno() is not None]
+    if _gather is None or len(pipes) != len(connections):
+        return None
+    timeout = min(min(conn.deadline for conn in connections) - time.monotonic(), OUTPUT_CHECK)
+    limit = max(pipe.buffer.max_line for pipe in pipes) + 2
+    read = _gather([pipe._out for pipe in pipes], max(timeout, 0.0), limit)
+    results: list[Answer | Fault | None] = []
+    for conn, pipe, (data, arrived, eof) in zip(connections, pipes, read, strict=True):
+        pipe.take(data, arrived, eof)
+        got = conn.poll()
+        if got is None:
+            pipe.pump()  # nothing whole yet: it looks whether the output is gone, when due
+        results.append(got)
+    if None in results:
+        return _waited(connections, results)
+    return results  # type: ignore[return-value]  # none is None
+
+
+def _waited(
+    connections: Sequence[Connection], results: list[Answer | Fault | None]
+) -> list[Answer | Fault]:
+    """:func:`collect`'s wait, in Python, for the seats whose ``results`` are still None."""
+    if len(connections) == 1 and results[0] is None:  # the common case, kept lean
         conn = connections[0]
         while True:
             got = conn.poll()
@@ -944,12 +1007,11 @@ def collect(connections: Sequence[Connection]) -> list[Answer | Fault]:
                 return [conn.expire()]
             select.select([fd], [], [], min(left, OUTPUT_CHECK))
             conn.pump()  # also when nothing came: it notices a closed output
-    results: list[Answer | Fault | None] = [None] * len(connections)
     waiting: dict[int, int] = {}  # file descriptor -> position, of the seats still waited for
     soonest = math.inf
     for i, conn in enumerate(connections):
         fd = conn.fileno()
-        if fd is not None:
+        if fd is not None and results[i] is None:
             results[i] = conn.poll()  # what arrived before the request was read, if anything
             if results[i] is None:
                 waiting[fd] = i

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from arena.abtest.sprt import (
     NELO_PER_T,
+    T_ZERO,
     Bounds,
     Hypotheses,
     Scale,
@@ -337,7 +338,7 @@ def test_t_value_mle_meets_its_constraint(table: tuple[int, list[int]], nelo: fl
     assert sum(p) == pytest.approx(1, abs=1e-9)
     assert min(p) >= 0
     mean = mean_of(p, values)
-    if t == 0:  # the constraint is the mean alone: a point mass on 1/2 meets it (no t-value)
+    if abs(t) < T_ZERO:  # solved as the mean alone: a point mass on 1/2 meets it (no t-value)
         assert mean == pytest.approx(0.5, abs=1e-9)
     else:
         assert mean_and_t(p, values)[1] == pytest.approx(t, abs=1e-7)
@@ -516,3 +517,12 @@ def test_the_mean_mle_does_not_stop_at_a_pole() -> None:
     p = mle_mean(counts, values, 0.5)
     assert sum(p) == pytest.approx(1, abs=1e-9) and max(p) < 1
     assert mean_of(p, values) == pytest.approx(0.5, abs=1e-9)
+
+
+def test_a_t_value_too_small_for_floats_is_solved_as_zero() -> None:
+    # Found by hypothesis: nElo 9.65e-297 (t 3.9e-299) on one draw never converged.
+    values = bin_values(2)
+    t = nelo_to_t(9.654028953844703e-297)
+    assert 0 < t < T_ZERO
+    assert mle_t_value([0, 1, 0], values, t) == mle_t_value([0, 1, 0], values, 0.0)
+    assert mle_t_value([1, 1, 1], values, 2 * T_ZERO) != mle_t_value([1, 1, 1], values, 0.0)

@@ -116,7 +116,7 @@ def test_importing_the_package_changes_no_import_machinery_but_by_its_one_call()
         "alone = list(sys.meta_path) == before; "
         "import arena; "
         "added = [f for f in sys.meta_path if f not in before]; "
-        "names = ['arena.games.take5', 'arena.players', 'arena.match', 'arena.games', 'json']; "
+        "names = ['arena.games.take5', 'arena.players', 'arena.cli.play', 'arena.games', 'json']; "
         "print(json.dumps([alone, [[type(f).__name__, [n for n in names "
         "if f.find_spec(n, None) is not None]] for f in added]]))"
     )

@@ -1,0 +1,9 @@
+"""Types of the C module built from arena/runtime/gather.c (see there)."""
+
+from collections.abc import Sequence
+
+VERSION: int
+
+def gather(
+    fds: Sequence[int], timeout: float, limit: int, /
+) -> list[tuple[bytes, float, bool]]: ...
