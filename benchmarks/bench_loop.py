@@ -157,9 +157,13 @@ def observation_row(runs: int, seconds: float) -> tuple[float, float, float]:
 
 
 class BareLoop:
-    """4 persistent bots over plain pipes; per decision the act message, a blocking read each."""
+    """4 persistent bots over plain pipes; per decision the act message, a blocking read each.
 
-    def __init__(self, command: Sequence[str], seats: int) -> None:
+    With ``protocol``, it sends what the protocol has the arena send besides (``start`` and
+    ``end`` each game, each ``act`` with its ``step`` and ``time``), and nothing else: the
+    protocol's own cost, apart from the arena's machinery (a reference, not the goal's)."""
+
+    def __init__(self, command: Sequence[str], seats: int, protocol: bool = False) -> None:
         self.bots = [
             subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             for _ in range(seats)
@@ -170,10 +174,23 @@ class BareLoop:
             bot.stdin.flush()
             bot.stdout.readline()
         self.next_id = 0
+        self.protocol = protocol
+
+    def send(self, seat: int, message: dict[str, Any]) -> None:
+        stdin = self.bots[seat].stdin
+        assert stdin is not None
+        stdin.write(orjson.dumps(message) + b"\n")
+        stdin.flush()
 
     def play(self, game: str, seed: int) -> int:
         """One game; the number of decisions."""
         state = get_game(game).new(seed, len(self.bots))
+        clock = {"decision_ms": 1000, "bank_ms": 10000}
+        if self.protocol:
+            for seat in range(len(self.bots)):
+                start = {"type": "start", "match": f"m-{seed}", "game": game, "seat": seat}
+                start |= {"seats": len(self.bots), "players": ["minimal"] * len(self.bots)}
+                self.send(seat, start | {"options": dict(state.options), "time": clock})
         cursors = [0] * len(self.bots)
         decisions = 0
         while not state.is_over():
@@ -188,11 +205,10 @@ class BareLoop:
                     "legal": legal,
                     "events": state.events_for(seat, cursors[seat]),
                 }
+                if self.protocol:
+                    message |= {"step": decisions, "time": clock}
                 cursors[seat] = len(state.log)
-                stdin = self.bots[seat].stdin
-                assert stdin is not None
-                stdin.write(orjson.dumps(message) + b"\n")
-                stdin.flush()
+                self.send(seat, message)
                 asked.append((seat, legal))
             for seat, legal in asked:
                 stdout = self.bots[seat].stdout
@@ -200,6 +216,12 @@ class BareLoop:
                 reply: dict[str, Any] = orjson.loads(stdout.readline())
                 state.apply(seat, legal[reply["index"]])
                 decisions += 1
+        if self.protocol:
+            result = state.result().to_json()
+            for seat in range(len(self.bots)):
+                end = {"type": "end", "match": f"m-{seed}", "result": result}
+                end |= {"ranks": result["ranks"], "faulted": []}
+                self.send(seat, end | {"events": state.events_for(seat, cursors[seat])})
         return decisions
 
     def close(self) -> None:
@@ -221,23 +243,29 @@ def timed(play: Callable[[int], object], seeds: range) -> tuple[float, float]:
 class PlayFigures(NamedTuple):
     bare: float
     """Games per second of the bare loop (all its games over all its time)."""
+    protocol: float
+    """... of the bare loop speaking the whole protocol (start, end, step, time)."""
     played: float
     """... of arena play's path."""
     ratio: float
-    """arena play / bare loop, games per second over all the blocks."""
+    """arena play / bare loop, games per second over all the blocks (the goal's figure)."""
     interval: tuple[float, float]
     """The ratio's 95% interval, a bootstrap over the blocks (2,000 resamples)."""
     block_ratios: tuple[float, float, float]
     """The blocks' own ratios: lowest, median, highest."""
-    parent_ms: tuple[float, float]
-    """This process's CPU milliseconds per game: bare loop, arena play."""
+    protocol_ratio: tuple[float, float, float]
+    """The bare loop speaking the whole protocol / the bare loop: ratio, 95% interval."""
+    machinery_ratio: tuple[float, float, float]
+    """arena play / the bare loop speaking the whole protocol: ratio, 95% interval."""
+    parent_ms: tuple[float, float, float]
+    """This process's CPU milliseconds per game: bare loop, with the protocol, arena play."""
     sandbox: str
 
 
 def ratio_interval(
     pairs: Sequence[tuple[float, float]], resamples: int = 2000
 ) -> tuple[float, float]:
-    """95% bootstrap interval of sum(bare) / sum(arena) over blocks of (bare, arena) seconds."""
+    """95% bootstrap interval of sum(first) / sum(second) over blocks of seconds."""
     rng = random.Random(15)
     ratios = []
     for _ in range(resamples):
@@ -247,37 +275,52 @@ def ratio_interval(
     return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
 
 
+def ratio_of(pairs: Sequence[tuple[float, float]]) -> tuple[float, float, float]:
+    """sum(first) / sum(second) over the blocks, and its 95% interval."""
+    return (sum(b for b, _ in pairs) / sum(a for _, a in pairs), *ratio_interval(pairs))
+
+
 def play_row(blocks: int, games: int) -> PlayFigures:
-    """Take 5 with 4 stdio bots: the bare loop and arena play's path in alternating blocks of
-    ``games`` games (the same seeds each; which goes first alternates), so that the machine's
-    drift from minute to minute falls on both alike."""
-    bare = BareLoop([sys.executable, str(MINIMAL)], SEATS)
+    """Take 5 with 4 stdio bots: the bare loop, the bare loop speaking the whole protocol, and
+    arena play's path, in alternating blocks of ``games`` games (the same seeds each; the order
+    turns from block to block), so that the machine's drift falls on all three alike."""
+    command = [sys.executable, str(MINIMAL)]
+    bare, spoken = BareLoop(command, SEATS), BareLoop(command, SEATS, protocol=True)
     bots = tuple(load_bot(str(MINIMAL)) for _ in range(SEATS))
-    walls: list[tuple[float, float]] = []
-    cpus: list[tuple[float, float]] = []
+    walls: list[list[float]] = []
+    cpus: list[list[float]] = []
     with open(os.devnull, "w") as null, contextlib.ExitStack() as stack:
         run = stack.enter_context(PlayRun("take5", bots, out=null))
         run.play(0)  # start the bots outside the timing
+        loops: list[Callable[[int], object]] = [
+            lambda seed: bare.play("take5", seed),
+            lambda seed: spoken.play("take5", seed),
+            run.play,
+        ]
         for block in range(blocks):
             seeds = range(1 + block * games, 1 + (block + 1) * games)
-            if block % 2:
-                arena = timed(run.play, seeds)
-                plain = timed(lambda seed: bare.play("take5", seed), seeds)
-            else:
-                plain = timed(lambda seed: bare.play("take5", seed), seeds)
-                arena = timed(run.play, seeds)
-            walls.append((plain[0], arena[0]))
-            cpus.append((plain[1], arena[1]))
+            got: dict[int, tuple[float, float]] = {}
+            for k in range(3):  # 0 1 2, 1 2 0, 2 0 1, ...
+                which = (block + k) % 3
+                got[which] = timed(loops[which], seeds)
+            walls.append([got[k][0] for k in range(3)])
+            cpus.append([got[k][1] for k in range(3)])
     bare.close()
+    spoken.close()
     played = blocks * games
-    ratios = sorted(b / a for b, a in walls)
+    goal = [(b, a) for b, _, a in walls]
+    ratios = sorted(b / a for b, a in goal)
+    total = [sum(w[k] for w in walls) for k in range(3)]
     return PlayFigures(
-        played / sum(b for b, _ in walls),
-        played / sum(a for _, a in walls),
-        sum(b for b, _ in walls) / sum(a for _, a in walls),
-        ratio_interval(walls),
+        played / total[0],
+        played / total[1],
+        played / total[2],
+        total[0] / total[2],
+        ratio_interval(goal),
         (ratios[0], statistics.median(ratios), ratios[-1]),
-        (sum(b for b, _ in cpus) / played * 1e3, sum(a for _, a in cpus) / played * 1e3),
+        ratio_of([(b, p) for b, p, _ in walls]),
+        ratio_of([(p, a) for _, p, a in walls]),
+        tuple(sum(c[k] for c in cpus) / played * 1e3 for k in range(3)),  # type: ignore[arg-type]
         str(run.sandbox["method"]) if run.sandbox else "none",
     )
 
@@ -322,8 +365,15 @@ def main() -> None:
             )
         )
         print(
-            f"CPU of this process per game: bare loop {got.parent_ms[0]:.2f} ms, "
-            f"arena play {got.parent_ms[1]:.2f} ms"
+            f"reference: the bare loop speaking the whole protocol (start, end, step, time) "
+            f"{got.protocol:.1f} games/s; it / the bare loop "
+            "{:.3f} [95% {:.3f}, {:.3f}]; arena play / it {:.3f} [95% {:.3f}, {:.3f}]".format(
+                *got.protocol_ratio, *got.machinery_ratio
+            )
+        )
+        print(
+            "CPU of this process per game: bare loop {:.2f} ms, with the protocol {:.2f} ms, "
+            "arena play {:.2f} ms".format(*got.parent_ms)
         )
 
 
