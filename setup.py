@@ -1,4 +1,6 @@
-"""Build hook: compile the rules of the games to C with mypyc (everything else stays pure Python).
+"""Build hook: compile the rules of the games, the match loop and a few other hot modules to C with
+mypyc (arena/native.py lists them; everything else stays pure Python), and build the optional C
+modules (:data:`C_MODULES`, :data:`BOT_MODULES`).
 
 The data hook: everything the arena reads at run time (the site's templates, the bundled bots, the
 rules documents, the protocol's documents and JSON Schemas) lives in top-level folders of the
@@ -17,7 +19,9 @@ package).
 
 Why mypyc: the issue's target of 3,000 Take 5 games per second through the public interface is
 out of reach of CPython's interpreter here (about 0.4-0.5 of a bare loop of the same rules);
-compiled, the interface runs at about the bare loop's speed (benchmarks/bench_take5.py).
+compiled, the interface runs at about the bare loop's speed (benchmarks/bench_take5.py). The
+match loop (arena.match, arena.runtime.botproc and wire) is compiled for the same reason: the
+arena's own CPU per decision with process bots (benchmarks/REPORT-loop.md, issue 15).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Which rules modules run compiled (mypyc) and which as pure Python, decided once per process.
+"""Whether the compiled modules (the rules, the match loop and a few other hot paths; mypyc) or their
+pure-Python sources run, decided once per process.
 
 ``setup.py`` compiles :data:`NATIVE_MODULES` when it can (it reads the list from this file) and
 writes ``arena/_compiled.json`` with a digest of each source it compiled. The compiled modules are
