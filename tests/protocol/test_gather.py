@@ -1,0 +1,81 @@
+"""The wait for replies in C (``arena.runtime._gather``) and in Python record the same matches.
+
+``collect`` waits in C when the module was built and every seat is a bot process, and in Python
+otherwise (``ARENA_PURE_PYTHON=1``, no compiler, or a seat in process). Each misbehaving test bot
+plays a round of Take 5 with three well-behaved ones, once on each path: the faults (seat, step,
+kind), the actions and the fallback steps must be the same.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.match import MatchRecord, MatchSpec, run_match
+from arena.runtime import botproc
+from arena.runtime.botproc import RunLimits, TimeLimits
+from arena.runtime.manifest import load_bot
+from arena.runtime.pool import BotPool
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("process_bots")]
+
+TEST_BOTS = Path(__file__).resolve().parents[1] / "bots"
+LIMITS = RunLimits(time=TimeLimits(decision=1.0, bank=1.0, startup=10.0, grace=0.2))
+"""Loose enough that the well-behaved bots never run out of time on a loaded machine."""
+
+
+def played(bot: str, seed: int) -> tuple[object, ...]:
+    """What the record of ``bot`` against three good bots says, timings aside."""
+    good = load_bot(str(TEST_BOTS / "good.py"))
+    bots = (load_bot(str(TEST_BOTS / bot)), good, good, good)
+    with BotPool(LIMITS) as pool:
+        record: MatchRecord = run_match(
+            MatchSpec(f"gather-{bot}", "take5", seed, bots, {"max_rounds": 1}), pool
+        )
+    return (
+        [(f.seat, f.step, f.kind) for f in record.faults],
+        record.actions,
+        record.fallback_steps,
+        record.ranks,
+    )
+
+
+@pytest.mark.parametrize(
+    "bot",
+    [
+        "good.py",
+        "crash.py",
+        "hang.py",
+        "garbage.py",
+        "wrong_id.py",
+        "illegal.py",
+        "bad_reply.py",
+        "oversize.py",
+        "exits_early.py",
+        "killed.py",
+        "unsolicited.py",
+        "stderr_flood.py",
+    ],
+)
+def test_the_c_wait_and_the_python_wait_record_the_same_match(
+    bot: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = botproc._gather
+    if real is None:
+        pytest.skip("the C wait is not built here (no compiler, or ARENA_PURE_PYTHON is set)")
+    calls: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(botproc, "_gather", counted)
+    in_c = played(bot, seed=7)
+    assert calls, "the match did not wait in C"
+    monkeypatch.setattr(botproc, "_gather", None)
+    in_python = played(bot, seed=7)
+    assert in_c == in_python
+    faulted = bot not in ("good.py", "unsolicited.py", "stderr_flood.py")  # chatter is dropped
+    assert bool(in_c[0]) is faulted, in_c[0]
