@@ -76,7 +76,7 @@ BENCHES = (
         "bench_loop",
         "Match loop overheads: run_match in-process vs the plain loop, Ten observation vs a "
         "rules step, arena play with 4 stdio bots vs a bare loop",
-        ("--runs", "3", "--seconds", "0.2", "--play-games", "10"),
+        ("--runs", "3", "--seconds", "0.2", "--play-blocks", "6", "--play-games", "5"),
     ),
     Bench(
         "startup",
