@@ -16,7 +16,6 @@ folder. A zipped install (no real folder) is refused with a clear message.
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 
 DATA = "_data"
@@ -34,6 +33,8 @@ class ResourceMissing(FileNotFoundError):
 
 def package_dir() -> Path:
     """The ``arena`` package's folder on disk."""
+    from importlib.resources import files  # only when a resource is asked for (start-up)
+
     root = files("arena")
     if not isinstance(root, Path):
         raise ResourceMissing(

@@ -40,7 +40,6 @@ from arena.league.rating import (
     solo_scores,
     tiers,
 )
-from arena.league.schedule import plan_batch, trim_to_budget
 from arena.league.store import NO_FAULTS, Entrant, EntrantStatus, Planned, Store, StoreError
 from arena.resources import BUNDLED_PREFIX
 from arena.runtime.manifest import MANIFEST, BotError, BotKind, BotSpec, load_bot, valid_name
@@ -589,6 +588,8 @@ class League:
 
     def _plan(self, ratings: LeagueRatings, basis: int) -> list[int]:
         """Plan batches up to ``basis + LAG`` from the ratings after batch ``basis``."""
+        from arena.league.schedule import plan_batch, trim_to_budget  # hashlib: not at start-up
+
         out = []
         while self.store.batch_count() <= basis + LAG:
             batch = self.store.batch_count()
