@@ -80,10 +80,10 @@ def see_through(search: Any, position: dict[str, State], mode: str) -> None:
         if not seeing[0]:
             return evaluate(base, known, seat, *rest)
         every = [list(hand) for hand in base.hands]  # all known: only the draw pile is dealt
-        *head, rng, context = rest
+        *head, rng, context, _reader = rest
         if mode == "deck":
             rng = KeptOrder(rng.getrandbits(32))
-        return evaluate(base, every, seat, *head, rng, context)
+        return evaluate(base, every, seat, *head, rng, context, None)
 
     namespace = search.Searcher.search.__globals__
     namespace["sample_world"] = sample_world

@@ -13,8 +13,10 @@ from the discard pile: ``fast.DENY``); a Skip at the seat closest to ending the 
 the game (``fast.SKIP_DONE``).
 
 Each searched decision samples worlds consistent with what this seat saw (``rules.sample_world``
-with the match's events: the other hands and the draw pile dealt at random from the unseen
-cards, the cards seen taken from the discard pile kept where they went), and in each world plays
+with the match's events: the cards seen taken from the discard pile kept where they went), the
+other hands' unseen cards dealt from what each seat did since the deal (:mod:`.infer`: a
+particle filter that weighs guesses of each hand by the heuristic's own rules) and the rest at
+random, and in each world plays
 every candidate action followed by the rest of the hand (up to ``HORIZON`` turns): this seat by
 its policy, the others by the bundled heuristic's own rules (:mod:`.model`, a port checked
 against it decision by decision: the opponents a reference bot must beat, and a search whose
@@ -63,6 +65,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .fast import COLOURS, WILD, Hand, Layout, layout, supported
+from .infer import Reader, deal
 from .rules import sample_world
 
 WORLDS = 32
@@ -95,6 +98,10 @@ TIME_SHARE = 0.4
 BANK_SHARE = 0.005
 """The share of the bank left that a decision may draw on too."""
 MARGIN_MS = 5.0
+READ = True
+"""Whether the worlds deal the other hands from what their seats did since the deal
+(:mod:`.infer`), rather than uniformly from the unseen cards (measured, 400 paired in-process
+games at 16 worlds: 50.0% against 46.25%, +3.75 points ± 5.98, not significant)."""
 CPU_SPARE = 60.0
 """Seconds of the process's lifetime CPU limit the search leaves unused (see :func:`cpu_left`)."""
 
@@ -181,6 +188,8 @@ class Searcher:
         self.plan: Layout | None = None
         """The lay-down this seat is laying (chosen when it starts to)."""
         self.worlds_used: list[int] = []
+        self.reader = Reader(seat, random.Random(f"{match_id}:{seat}:read"))
+        """What this seat has read of the other hands (used when ``READ``)."""
         """Worlds searched per decision (0: not searched), for tests and tuning."""
 
     def choose(
@@ -324,8 +333,12 @@ class Searcher:
             return scores
         base = Hand.from_world(world, rng)
         context = Context(observation, self.seat)
+        reader = None
+        if READ and events is not None:
+            self.reader.update(events)
+            reader = self.reader
         return evaluate(
-            base, observation["known"], self.seat, candidates, worlds, budget, rng, context
+            base, observation["known"], self.seat, candidates, worlds, budget, rng, context, reader
         )
 
 
@@ -338,10 +351,12 @@ def evaluate(
     budget: Budget,
     rng: random.Random,
     context: Context,
+    reader: Reader | None = None,
 ) -> list[list[float]]:
     """Each candidate's value in each world (the first ``base`` as dealt, the next ones with
-    the other hands' unknown cards and the draw pile dealt again), every candidate followed by
-    the rest of the hand played out, the other seats by the heuristic's model."""
+    the other hands' unknown cards and the draw pile dealt again; with a ``reader``, every world
+    dealt from its guesses), every candidate followed by the rest of the hand played out, the
+    other seats by the heuristic's model."""
     scores: list[list[float]] = [[] for _ in candidates]
     base.modelled = [MODEL_OTHERS and s != seat for s in range(len(base.hands))]
     pool = list(base.draw_pile)
@@ -357,7 +372,10 @@ def evaluate(
     for k in range(worlds):
         if not budget.left() or (k >= MIN_WORLDS and k % ROUND == 0 and settled(scores)):
             break
-        if k:
+        if reader is not None:
+            dealt, draw = deal(reader, pool, unknown, seat, rng)
+            hands = [h if s == seat else [*known[s], *dealt[s]] for s, h in enumerate(base.hands)]
+        elif k:
             rng.shuffle(pool)
             at = 0
             hands = []
