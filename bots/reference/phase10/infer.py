@@ -200,11 +200,10 @@ class Reader:
     def _could_take(self) -> bool:
         return bool(self.pile) and self.pile[-1] != SKIP and self.draw_size + len(self.pile) > 1
 
-    def _wants_top(self, seat: int, hand: list[str], top: str | None = None) -> bool:
-        """Whether the heuristic at ``seat``, not down, holding ``hand``, takes ``top`` (by
-        default the discard pile's top) rather than draw."""
-        if top is None:
-            top = self.pile[-1]
+    def _wants_top(self, seat: int, hand: list[str]) -> bool:
+        """Whether the heuristic at ``seat``, not down, holding ``hand``, takes the discard
+        pile's top rather than draw."""
+        top = self.pile[-1]
         if top == WILD:
             return True
         phase = self.phase[seat]
