@@ -17,7 +17,9 @@
    at least 0.8x. The two play in ``--play-blocks`` alternating blocks of ``--play-games`` games
    (the same seeds; which goes first alternates); the ratio is of all games over all time, with
    a 95% bootstrap interval over the blocks (a block's own ratio swings by a fifth or more on
-   this VM, so a median of a few runs did not settle which side of 0.8 it lies).
+   this VM, so a median of a few runs did not settle which side of 0.8 it lies). A fourth
+   loop in the same blocks is arena play with its wait's spinning turned off
+   (``botproc.SPIN``: it looks for answers for 100 us before it sleeps), for the reference.
 
 Figures 1 and 2 are medians over ``--runs`` interleaved runs (this machine's speed drifts within
 minutes, so only side-by-side ratios are stable); their ratios are medians of the run-by-run
@@ -48,6 +50,7 @@ from arena.cli.play import PlayRun
 from arena.games import Action, get_game
 from arena.match import MatchSpec, run_match
 from arena.players import RandomPlayer, play_local
+from arena.runtime import botproc
 from arena.runtime.manifest import load_bot
 from arena.runtime.pool import BotPool
 
@@ -257,8 +260,13 @@ class PlayFigures(NamedTuple):
     """The bare loop speaking the whole protocol / the bare loop: ratio, 95% interval."""
     machinery_ratio: tuple[float, float, float]
     """arena play / the bare loop speaking the whole protocol: ratio, 95% interval."""
-    parent_ms: tuple[float, float, float]
-    """This process's CPU milliseconds per game: bare loop, with the protocol, arena play."""
+    unspun: float
+    """... of arena play's path with spinning off."""
+    unspun_ratio: tuple[float, float, float]
+    """arena play with spinning off / the bare loop: ratio, 95% interval."""
+    parent_ms: tuple[float, float, float, float]
+    """This process's CPU milliseconds per game: bare loop, with the protocol, arena play,
+    arena play with spinning off."""
     sandbox: str
 
 
@@ -292,25 +300,35 @@ def play_row(blocks: int, games: int) -> PlayFigures:
     with open(os.devnull, "w") as null, contextlib.ExitStack() as stack:
         run = stack.enter_context(PlayRun("take5", bots, out=null))
         run.play(0)  # start the bots outside the timing
+        spin = botproc._spin
+
+        def unspun(seed: int) -> object:
+            botproc._spin = 0.0
+            try:
+                return run.play(seed)
+            finally:
+                botproc._spin = spin
+
         loops: list[Callable[[int], object]] = [
             lambda seed: bare.play("take5", seed),
             lambda seed: spoken.play("take5", seed),
             run.play,
+            unspun,
         ]
         for block in range(blocks):
             seeds = range(1 + block * games, 1 + (block + 1) * games)
             got: dict[int, tuple[float, float]] = {}
-            for k in range(3):  # 0 1 2, 1 2 0, 2 0 1, ...
-                which = (block + k) % 3
+            for k in range(4):  # 0 1 2 3, 1 2 3 0, ...
+                which = (block + k) % 4
                 got[which] = timed(loops[which], seeds)
-            walls.append([got[k][0] for k in range(3)])
-            cpus.append([got[k][1] for k in range(3)])
+            walls.append([got[k][0] for k in range(4)])
+            cpus.append([got[k][1] for k in range(4)])
     bare.close()
     spoken.close()
     played = blocks * games
-    goal = [(b, a) for b, _, a in walls]
+    goal = [(b, a) for b, _, a, _ in walls]
     ratios = sorted(b / a for b, a in goal)
-    total = [sum(w[k] for w in walls) for k in range(3)]
+    total = [sum(w[k] for w in walls) for k in range(4)]
     return PlayFigures(
         played / total[0],
         played / total[1],
@@ -318,9 +336,11 @@ def play_row(blocks: int, games: int) -> PlayFigures:
         total[0] / total[2],
         ratio_interval(goal),
         (ratios[0], statistics.median(ratios), ratios[-1]),
-        ratio_of([(b, p) for b, p, _ in walls]),
-        ratio_of([(p, a) for _, p, a in walls]),
-        tuple(sum(c[k] for c in cpus) / played * 1e3 for k in range(3)),  # type: ignore[arg-type]
+        ratio_of([(b, p) for b, p, _, _ in walls]),
+        ratio_of([(p, a) for _, p, a, _ in walls]),
+        played / total[3],
+        ratio_of([(b, u) for b, _, _, u in walls]),
+        tuple(sum(c[k] for c in cpus) / played * 1e3 for k in range(4)),  # type: ignore[arg-type]
         str(run.sandbox["method"]) if run.sandbox else "none",
     )
 
@@ -372,8 +392,12 @@ def main() -> None:
             )
         )
         print(
+            f"reference: arena play with spinning off {got.unspun:.1f} games/s; "
+            "it / the bare loop {:.3f} [95% {:.3f}, {:.3f}]".format(*got.unspun_ratio)
+        )
+        print(
             "CPU of this process per game: bare loop {:.2f} ms, with the protocol {:.2f} ms, "
-            "arena play {:.2f} ms".format(*got.parent_ms)
+            "arena play {:.2f} ms, spinning off {:.2f} ms".format(*got.parent_ms)
         )
 
 

@@ -19,7 +19,7 @@ from arena.league.config import ConfigError, load_config
 from arena.league.conformance import HINTS, changed_options, check_bot
 from arena.match import MatchRecord, MatchSpec, SeatFault, play_match, run_match
 from arena.players import RandomPlayer, play_local
-from arena.runtime.botproc import Fault, RunLimits, StderrSink
+from arena.runtime.botproc import Fault, RunLimits, StderrSink, spin_when_idle
 from arena.runtime.manifest import BotKind, BotSpec, load_bot
 from arena.runtime.pool import BotPool
 from arena.runtime.sandbox import isolation_line, isolation_summary
@@ -292,6 +292,7 @@ class PlayRun:
         self.logs = StderrLogs(logs_dir, show_stderr) if wanted else None
         sinks = self.logs.sink if self.logs is not None else None
         self.pool = BotPool(self.limits, human=HumanAgent, stderr_sink=sinks)
+        spin_when_idle(1)  # this process is the only one that plays
 
     def __enter__(self) -> PlayRun:
         self.pool.__enter__()

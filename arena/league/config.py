@@ -13,7 +13,6 @@ default), and so is a section that is not a table.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import datetime
 import enum
@@ -21,7 +20,6 @@ import inspect
 import math
 import re
 import sys
-import textwrap
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -735,6 +733,8 @@ def plain(text: str) -> str:
 
 
 def _comment(text: str) -> list[str]:
+    import textwrap
+
     return textwrap.wrap(text, 96, initial_indent="# ", subsequent_indent="# ")
 
 
@@ -807,6 +807,8 @@ def readme_with_table(readme: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m arena.league.config``: the table of keys, or the league.toml init writes."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="python -m arena.league.config", description=main.__doc__)
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--markdown", action="store_true", help="print the README's table")

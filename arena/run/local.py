@@ -40,7 +40,7 @@ from arena.league.store import Planned
 from arena.match import MatchSpec
 from arena.run.driver import Interrupted, Planner, Progress, RunReport, WorkerLost, drive
 from arena.run.worker import ChunkResult, Player
-from arena.runtime.botproc import RunLimits
+from arena.runtime.botproc import RunLimits, spin_when_idle
 from arena.runtime.manifest import BotSpec
 
 __all__ = [
@@ -95,10 +95,11 @@ def _stop_worker(signum: int, frame: object) -> None:
     os._exit(1)
 
 
-def init_worker(limits: RunLimits, fresh: bool) -> None:
-    """Worker initializer: ignore Ctrl-C, make the worker's player, close it at exit, and
-    follow the parent if it dies."""
+def init_worker(limits: RunLimits, fresh: bool, workers: int) -> None:
+    """Worker initializer: ignore Ctrl-C, make the worker's player, close it at exit, follow
+    the parent if it dies, and wait for bots spinning when the ``workers`` leave a core idle."""
     global _PLAYER
+    spin_when_idle(workers)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_worker)
     _PLAYER = Player(limits, fresh)
@@ -219,7 +220,7 @@ class LocalBackend:
         self.pool = Workers(
             workers,
             initializer=init_worker,
-            initargs=(config.run_limits(), config.schedule.fresh_processes),
+            initargs=(config.run_limits(), config.schedule.fresh_processes, workers),
         )
         self.finished: queue.Queue[Future[ChunkResult]] = queue.Queue()
         self.specs: dict[int, BotSpec] = {}

@@ -5,5 +5,5 @@ from collections.abc import Sequence
 VERSION: int
 
 def gather(
-    fds: Sequence[int], timeout: float, limit: int, /
+    fds: Sequence[int], timeout: float, limit: int, spin: float, /
 ) -> list[tuple[bytes, float, bool]]: ...

@@ -54,7 +54,9 @@ from arena.runtime.wire import encode as encode_message
 from arena.terminal import printable_name
 
 
-def _load_gather() -> Callable[[Sequence[int], float, int], list[tuple[bytes, float, bool]]] | None:
+def _load_gather() -> (
+    Callable[[Sequence[int], float, int, float], list[tuple[bytes, float, bool]]] | None
+):
     """The wait loop of :func:`collect` in C (arena/runtime/gather.c), if it was built for this
     version of the source and not turned off (``ARENA_PURE_PYTHON=1``)."""
     if os.environ.get("ARENA_PURE_PYTHON"):
@@ -63,10 +65,32 @@ def _load_gather() -> Callable[[Sequence[int], float, int], list[tuple[bytes, fl
         from arena.runtime import _gather as module
     except ImportError:
         return None
-    return module.gather if module.VERSION == 1 else None
+    return module.gather if module.VERSION == 2 else None
 
 
 _gather = _load_gather()
+
+SPIN = 100e-6
+"""Seconds :func:`collect` keeps looking for answers before it sleeps, when spinning is on
+(:func:`spin_when_idle`). A bot's answer often comes within tens of microseconds, and waking
+from a sleep costs as much again on a virtual machine: measured, 50-200 us took ``arena play``
+of four stdio bots from 0.79 to about 1.03 of a bare loop, and a league on one worker of two
+cores from 20.6 to 25.7 matches a second (benchmarks/REPORT-loop.md)."""
+
+_spin = 0.0
+
+
+def spin_when_idle(workers: int) -> float:
+    """Turn spinning on (:data:`SPIN`) when ``workers`` busy processes leave one of this
+    process's cores to spare, and off otherwise (it would take the cycles another worker needs);
+    returns the seconds set. Off until this is called, and always with ``ARENA_NO_SPIN=1`` (a
+    shared machine, a laptop on battery). Only the C wait spins."""
+    global _spin
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    idle = workers < (cores or 1) and os.environ.get("ARENA_NO_SPIN", "") in ("", "0")
+    _spin = SPIN if idle else 0.0
+    return _spin
+
 
 # -- limits and faults -----------------------------------------------------------------------
 
@@ -978,7 +1002,7 @@ def _gathered(connections: list[BotConnection]) -> list[Answer | Fault] | None:
         return None
     timeout = min(min(conn.deadline for conn in connections) - time.monotonic(), OUTPUT_CHECK)
     limit = max(pipe.buffer.max_line for pipe in pipes) + 2
-    read = _gather([pipe._out for pipe in pipes], max(timeout, 0.0), limit)
+    read = _gather([pipe._out for pipe in pipes], max(timeout, 0.0), limit, _spin)
     results: list[Answer | Fault | None] = []
     for conn, pipe, (data, arrived, eof) in zip(connections, pipes, read, strict=True):
         pipe.take(data, arrived, eof)

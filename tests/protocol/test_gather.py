@@ -2,8 +2,9 @@
 
 ``collect`` waits in C when the module was built and every seat is a bot process, and in Python
 otherwise (``ARENA_PURE_PYTHON=1``, no compiler, or a seat in process). Each misbehaving test bot
-plays a round of Take 5 with three well-behaved ones, once on each path: the faults (seat, step,
-kind), the actions and the fallback steps must be the same.
+plays a round of Take 5 with three well-behaved ones, once on each path (and in C once more,
+spinning before each sleep): the faults (seat, step, kind), the actions and the fallback steps
+must be the same.
 """
 
 from __future__ import annotations
@@ -72,10 +73,25 @@ def test_the_c_wait_and_the_python_wait_record_the_same_match(
         return real(*args)
 
     monkeypatch.setattr(botproc, "_gather", counted)
+    monkeypatch.setattr(botproc, "_spin", 0.0)
     in_c = played(bot, seed=7)
     assert calls, "the match did not wait in C"
+    monkeypatch.setattr(botproc, "_spin", botproc.SPIN)  # looking before each sleep
+    spun = played(bot, seed=7)
     monkeypatch.setattr(botproc, "_gather", None)
     in_python = played(bot, seed=7)
     assert in_c == in_python
+    assert spun == in_python
     faulted = bot not in ("good.py", "unsolicited.py", "stderr_flood.py")  # chatter is dropped
     assert bool(in_c[0]) is faulted, in_c[0]
+
+
+def test_spinning_is_on_only_with_a_core_to_spare(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(botproc, "_spin", 0.0)
+    monkeypatch.setattr(botproc.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert botproc.spin_when_idle(1) == botproc.SPIN > 0
+    assert botproc._spin == botproc.SPIN
+    assert botproc.spin_when_idle(2) == 0.0
+    assert botproc._spin == 0.0
+    monkeypatch.setenv("ARENA_NO_SPIN", "1")
+    assert botproc.spin_when_idle(1) == 0.0
