@@ -9,6 +9,8 @@ must be the same.
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,18 +68,21 @@ def test_the_c_wait_and_the_python_wait_record_the_same_match(
     real = botproc._gather
     if real is None:
         pytest.skip("the C wait is not built here (no compiler, or ARENA_PURE_PYTHON is set)")
-    calls: list[int] = []
+    calls: list[float] = []
 
     def counted(*args: Any) -> Any:
-        calls.append(1)
+        calls.append(args[3])  # the seconds it spins
         return real(*args)
 
     monkeypatch.setattr(botproc, "_gather", counted)
     monkeypatch.setattr(botproc, "_spin", 0.0)
     in_c = played(bot, seed=7)
     assert calls, "the match did not wait in C"
+    assert set(calls) == {0.0}
+    calls.clear()
     monkeypatch.setattr(botproc, "_spin", botproc.SPIN)  # looking before each sleep
     spun = played(bot, seed=7)
+    assert set(calls) == {botproc.SPIN}
     monkeypatch.setattr(botproc, "_gather", None)
     in_python = played(bot, seed=7)
     assert in_c == in_python
@@ -95,3 +100,24 @@ def test_spinning_is_on_only_with_a_core_to_spare(monkeypatch: pytest.MonkeyPatc
     assert botproc._spin == 0.0
     monkeypatch.setenv("ARENA_NO_SPIN", "1")
     assert botproc.spin_when_idle(1) == 0.0
+
+
+def test_a_spin_longer_than_the_timeout_ends_at_the_timeout() -> None:
+    """The spin is cut to the time left: a wait of 50 ms that may spin for 5 s returns at once
+    with nothing read; a line written before the call is read within the spin."""
+    if botproc._gather is None:
+        pytest.skip("the C wait is not built here (no compiler, or ARENA_PURE_PYTHON is set)")
+    read_end, write_end = os.pipe()
+    try:
+        os.set_blocking(read_end, False)
+        began = time.monotonic()
+        [(data, _, eof)] = botproc._gather([read_end], 0.05, 100, 5.0)
+        assert (data, eof) == (b"", False)
+        assert time.monotonic() - began < 2.0  # not the 5 s of the spin
+        os.write(write_end, b"line\n")
+        [(data, arrived, eof)] = botproc._gather([read_end], 1.0, 100, 0.01)
+        assert (data, eof) == (b"line\n", False)
+        assert arrived >= began
+    finally:
+        os.close(read_end)
+        os.close(write_end)
