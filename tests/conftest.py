@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +18,18 @@ def process_bots() -> None:
     reason = why_no_process_bots()
     if reason is not None:
         pytest.skip(reason)
+
+
+@pytest.fixture
+def own_stage(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A staging folder of this test's own (``ARENA_STAGE_DIR``, which the arena processes it
+    starts inherit), so that ``bot_processes`` counts the bots this test's league staged and
+    not those of a test running beside it (``pytest -n``: under ``rlimits`` a league's bots
+    may run from staged copies, which the shared folder names only by the bot's name)."""
+    root = Path(tempfile.mkdtemp(prefix="arena-stage-test-", dir="/var/tmp"))
+    monkeypatch.setenv("ARENA_STAGE_DIR", str(root))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

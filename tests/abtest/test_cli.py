@@ -106,6 +106,7 @@ def test_the_same_verdict_with_one_and_two_workers(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("own_stage")  # bot_processes sees this test's bots only
 def test_kill_9_then_resume_gives_the_same_verdict(tmp_path: Path) -> None:
     rng = random.Random(5)
     args = [RANDOM_BOT, RANDOM_BOT, "--game", "take5", "--seats", "3"]

@@ -199,3 +199,21 @@ def bot_processes(folder: Path) -> list[int]:
             ):
                 found.append(int(pid))
     return found
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes descended from ``pid`` (children, their children, ...), now."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found

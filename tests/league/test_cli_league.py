@@ -12,10 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from tests.league.helpers import ROOT, bot_processes, small_league, write_bot
+from tests.league.helpers import ROOT, bot_processes, descendants, small_league, write_bot
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -84,6 +85,7 @@ def test_a_bad_config_is_named(tmp_path: Path) -> None:
     assert code == 1 and "max_matchez" in out
 
 
+@pytest.mark.usefixtures("own_stage")  # bot_processes sees this test's bots only
 def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(
     tmp_path: Path, process_bots: None
 ) -> None:
@@ -106,9 +108,11 @@ def test_ctrl_c_stops_workers_and_bots_and_the_next_run_resumes(
     )
     try:
         deadline = time.monotonic() + 20
-        while not bot_processes(folder) and time.monotonic() < deadline:
+        # the run's own bots (not a conformance check's, still exiting), so that the run is
+        # past its start-up when Ctrl-C comes
+        while not set(bot_processes(folder)) & descendants(child.pid):
+            assert time.monotonic() < deadline, "the run started no bot in 20 s"
             time.sleep(0.05)
-        assert bot_processes(folder)
         time.sleep(0.2)
         os.killpg(child.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
         _, err = child.communicate(timeout=30)

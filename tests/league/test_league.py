@@ -130,11 +130,13 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: int = 120) ->
     assert bot_processes(killed) == []
 
 
+@pytest.mark.usefixtures("own_stage")  # bot_processes sees this test's bots only
 def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> None:
     kill_and_resume(tmp_path, kills=2, seed=1)
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("own_stage")  # bot_processes sees this test's bots only
 def test_kill_9_many_times_loses_and_doubles_nothing(tmp_path: Path) -> None:
     kill_and_resume(tmp_path, kills=6, seed=2, budget=600)
 
