@@ -38,6 +38,7 @@ from arena.league.rating import (
     overall,
     rate_by_batches,
     solo_scores,
+    standings_of,
     tiers,
 )
 from arena.league.store import NO_FAULTS, Entrant, EntrantStatus, Planned, Store, StoreError
@@ -712,13 +713,13 @@ class League:
     # -- standings and export -------------------------------------------------------------
 
     def standings(self) -> list[GameStandings]:
-        ratings = self.load_ratings()
+        rows = self.store.load_ratings()  # as stored: reading them needs no TrueSkill
         rated = self.rated_batches()
         outcomes = [o for o in self.store.outcomes() if o.batch < rated]
         out = []
         for game in self.config.games:
             solo = solo_scores((o for o in outcomes if o.game == game.name), game.higher_is_better)
-            out.append(GameStandings(game.name, ratings.standings(game.name), solo))
+            out.append(GameStandings(game.name, standings_of(rows, game.name), solo))
         return out
 
     def newcomer(self) -> float:

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from arena.games.base import competition_ranks
-from arena.league import ffa
 from arena.league.store import Outcome
 
 if TYPE_CHECKING:  # only its types are named here: the environment is made by the config
@@ -104,6 +103,8 @@ class LeagueRatings:
         means = [sum(places[b]) / len(places[b]) for b in bots]
         ranks = competition_ranks(means)
         priors = [self.prior(game, b) for b in bots]
+        from arena.league import ffa  # and trueskill: reading ratings needs neither
+
         rated = ffa.rate(self.env, priors, [r - 1 for r in ranks])
         for bot, (mu, sigma) in zip(bots, rated, strict=True):
             self._set(game, bot, mu, sigma)
@@ -142,16 +143,19 @@ class LeagueRatings:
 
     def standings(self, game: str) -> list[Standing]:
         """The game's rated bots, best conservative rating first (ties: by id)."""
-        out = [
-            Standing(
-                bot,
-                *self.exact[(game, bot)],
-                self.sets.get((game, bot), 0),
-                self.matches.get((game, bot), 0),
-            )
-            for bot in self.ratings.get(game, {})
-        ]
-        return sorted(out, key=lambda s: (-s.conservative, s.bot))
+        return standings_of(self.rows(), game)
+
+
+def standings_of(rows: Iterable[RatingRow], game: str) -> list[Standing]:
+    """The rated bots of ``game`` in ``rows`` (as :meth:`LeagueRatings.rows`, or as stored),
+    best conservative rating first (ties: by id). Reading them needs no TrueSkill environment
+    (``trueskill`` costs a command's start-up a few ms)."""
+    out = [
+        Standing(bot, mu, sigma, sets, matches)
+        for name, bot, mu, sigma, sets, matches in rows
+        if name == game
+    ]
+    return sorted(out, key=lambda s: (-s.conservative, s.bot))
 
 
 def rate_by_batches(
