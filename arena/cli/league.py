@@ -6,7 +6,6 @@ Registered on the main group in :mod:`arena.cli`.
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import sys
 from collections.abc import Mapping
@@ -301,6 +300,8 @@ def export(name: str, fmt: str, output: Path | None) -> None:
 @click.option("--fresh", is_flag=True, help="Start again: remove the folder first.")
 def demo(folder: Path, workers: int, matches: int, fresh: bool) -> None:
     """A small league of the bundled bots across every game, its standings and leaderboard."""
+    import shutil  # here, not at the top: league status starts faster without it
+
     if fresh and folder.exists():
         shutil.rmtree(folder)
     if not (folder / "league.toml").exists():

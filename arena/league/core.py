@@ -44,7 +44,6 @@ from arena.league.rating import (
 from arena.league.store import NO_FAULTS, Entrant, EntrantStatus, Planned, Store, StoreError
 from arena.resources import BUNDLED_PREFIX
 from arena.runtime.manifest import MANIFEST, BotError, BotKind, BotSpec, load_bot, valid_name
-from arena.runtime.scratch import remove_tree
 from arena.terminal import printable_name, shown
 
 if TYPE_CHECKING:
@@ -335,6 +334,8 @@ class League:
             checked = tuple(self.conformance(spec, games)) if check else ()
         except BaseException:  # a failed check, or the arena's own failure (ArenaSetupError)
             if bot.files:
+                from arena.runtime.scratch import remove_tree
+
                 remove_tree(self._bot_folder(bot))
             raise
         if previous is not None and previous.status is EntrantStatus.WITHDRAWN:
@@ -418,6 +419,8 @@ class League:
         relative to the league folder."""
         target = self._bot_folder(bot)
         if target.exists():
+            from arena.runtime.scratch import remove_tree  # (reading a league needs none of it)
+
             remove_tree(target)
         for rel, found in bot.files.items():
             dest = target / rel

@@ -12,8 +12,6 @@ import enum
 import os
 import random
 import re
-import shlex
-import shutil
 import sys
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -138,6 +136,8 @@ def manifest_spec(data: Mapping[str, Any], path: Path, source: str) -> BotSpec:
         raise bad(f"name must be 1-64 letters, digits, _ . + - (starting alphanumeric): {name!r}")
     command = data["command"]
     if isinstance(command, str):
+        import shlex  # shlex and shutil here: reading a league (league status) needs neither
+
         try:
             command = shlex.split(command)
         except ValueError as exc:
@@ -192,6 +192,8 @@ def resolve_command(command: list[str], directory: Path, where: Path) -> tuple[s
         if not found.is_file():
             raise BotError(f"{where}: command {program!r} does not exist in {directory}")
         return (str(found), *args)
+    import shutil
+
     located = shutil.which(program)
     if located is None:
         raise BotError(f"{where}: command {program!r} is not found on PATH")
@@ -210,6 +212,8 @@ def load_executable(path: Path, source: str) -> BotSpec:
     if path.suffix == ".py" or "python" in shebang:
         command: tuple[str, ...] = (sys.executable, str(path))
     elif path.suffix in (".js", ".mjs") or "node" in shebang:
+        import shutil
+
         node = shutil.which("node")
         if node is None:
             raise BotError(f"{path} needs node, which is not found on PATH")
