@@ -41,6 +41,7 @@ from arena.match import MatchSpec
 from arena.run.driver import Interrupted, Planner, Progress, RunReport, WorkerLost, drive
 from arena.run.worker import ChunkResult, Player
 from arena.runtime.botproc import RunLimits, spin_when_idle
+from arena.runtime.limits import cpu_count
 from arena.runtime.manifest import BotSpec
 
 __all__ = [
@@ -289,7 +290,3 @@ def run_league(
         on_record=on_record,
         planner=planner,
     )
-
-
-def cpu_count() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -35,6 +35,7 @@ from mypy_extensions import mypyc_attr
 
 from arena import __version__
 from arena.runtime.limits import TimeLimits as TimeLimits
+from arena.runtime.limits import cpu_count
 from arena.runtime.sandbox import Confined, Limits
 from arena.runtime.usage import Budget, Tracker
 from arena.runtime.wire import (
@@ -86,8 +87,7 @@ def spin_when_idle(workers: int) -> float:
     returns the seconds set. Off until this is called, and always with ``ARENA_NO_SPIN=1`` (a
     shared machine, a laptop on battery). Only the C wait spins."""
     global _spin
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    idle = workers < (cores or 1) and os.environ.get("ARENA_NO_SPIN", "") in ("", "0")
+    idle = workers < cpu_count() and os.environ.get("ARENA_NO_SPIN", "") in ("", "0")
     _spin = SPIN if idle else 0.0
     return _spin
 

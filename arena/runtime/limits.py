@@ -5,6 +5,7 @@ process machinery (:mod:`arena.runtime.botproc` re-exports :class:`TimeLimits`, 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 
@@ -44,3 +45,8 @@ class Budget:
             raise ValueError("budget caps must not be negative")
         if self.sample_seconds <= 0:
             raise ValueError("sample_seconds must be positive")
+
+
+def cpu_count() -> int:
+    """The cores this process may run on (its affinity, where the system has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
