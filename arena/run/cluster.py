@@ -194,7 +194,11 @@ class DaskBackend:
             self.counted = time.monotonic()
         return 2 * self.threads
 
-    def submit(self, chunk: Sequence[Planned]) -> None:
+    def free(self) -> list[int | None]:
+        """The scheduler chooses the worker: chunks go in schedule order."""
+        return [None] * max(0, self.capacity() - len(self.live))
+
+    def submit(self, chunk: Sequence[Planned], worker: int | None = None) -> None:
         from arena.run.cluster_worker import play_batch
 
         task = [(p.match_id, p.game, p.seed, dict(p.options), self.refs_for(p.bots)) for p in chunk]

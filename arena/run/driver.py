@@ -8,13 +8,14 @@ was committed stays, and the next run resumes from the store.
 
 A backend only moves chunks: :mod:`arena.run.local` (worker processes on this machine) and
 :mod:`arena.run.cluster` (the workers of a Dask cluster); both play them with
-:class:`arena.run.worker.Player`.
+:class:`arena.run.worker.Player`. A backend that sends a chunk to the worker the driver names
+(the local one) gets from each worker's claimed cluster of matches, so that a worker keeps to
+the bots it has alive (:mod:`arena.run.affinity`); the others get chunks in schedule order.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
@@ -24,6 +25,7 @@ import orjson
 from arena.league.core import League
 from arena.league.rating import LeagueRatings
 from arena.league.store import Planned, unpack_record
+from arena.run.affinity import Pending
 from arena.run.worker import ChunkResult
 
 
@@ -43,8 +45,14 @@ class Backend(Protocol):
         """How many chunks to keep submitted at once: enough to keep every worker busy."""
         ...
 
-    def submit(self, chunk: Sequence[Planned]) -> None:
-        """Send ``chunk`` to be played (it is never empty)."""
+    def free(self) -> list[int | None]:
+        """Where another chunk may be sent now: one entry per chunk, the worker that would play
+        it (workers with nothing to play first), or ``None`` for each free place of a backend
+        that does not choose the worker (the chunks are then sent in schedule order)."""
+        ...
+
+    def submit(self, chunk: Sequence[Planned], worker: int | None) -> None:
+        """Send ``chunk`` (never empty) to be played by ``worker``, an entry of :meth:`free`."""
         ...
 
     def take(self, timeout: float) -> ChunkResult | None:
@@ -183,7 +191,7 @@ def chunk_size(chunk: int, waiting: int, in_flight: int, capacity: int) -> int:
 
 def plan_more(
     planner: Planner,
-    pending: deque[Planned],
+    pending: Pending,
     in_flight: Mapping[str, object],
     bar: Progress,
     done: int,
@@ -195,7 +203,7 @@ def plan_more(
         pending.clear()
         return False
     if fresh:
-        known = {p.match_id for p in pending} | set(in_flight)
+        known = pending.ids() | set(in_flight)
         pending.extend(p for p in fresh if p.match_id not in known)
         bar.total = max(bar.total, done + len(pending) + len(in_flight))
     return True
@@ -235,7 +243,7 @@ def drive(
     report = RunReport()
     began = time.monotonic()
     plan = LeaguePlanner(league) if planner is None else planner
-    pending: deque[Planned] = deque(plan.start())
+    pending = Pending(plan.start())
     if not pending:
         return finish(plan, report, began)
     seats: dict[str, tuple[int, ...]] = {}  # the matches in flight: their bots by seat
@@ -247,16 +255,18 @@ def drive(
     try:
         backend = open_backend()
         while pending or in_flight:
-            while pending and in_flight < backend.capacity() and (left is None or left > 0):
-                size = chunk_size(chunk, len(pending), in_flight, backend.capacity())
-                if not size:
+            for worker in backend.free():
+                if not pending or (left is not None and left <= 0):
                     break
-                batch = [pending.popleft() for _ in range(size)]
+                size = chunk_size(chunk, len(pending), in_flight, backend.capacity())
+                batch = pending.take(worker, size)
+                if not batch:
+                    break
                 for p in batch:
                     seats[p.match_id] = p.bots
                 if left is not None:
                     left -= len(batch)
-                backend.submit(batch)
+                backend.submit(batch, worker)
                 in_flight += 1
             if not in_flight:
                 break

@@ -1,7 +1,7 @@
 """Running a league on this machine: N worker processes, each with its own bot pool.
 
-The backend of :mod:`arena.run.driver` on a :class:`concurrent.futures.ProcessPoolExecutor` of
-forked workers. Each worker keeps its bot processes alive across matches (one
+The backend of :mod:`arena.run.driver` on N :class:`concurrent.futures.ProcessPoolExecutor` of
+one forked worker each (so that a chunk goes to the worker the driver chose for it). Each worker keeps its bot processes alive across matches (one
 :class:`~arena.run.worker.Player` per worker, made in the initializer and closed when the worker
 exits, however it exits). A worker that dies (killed, out of memory) breaks the executor, whose
 ``BrokenProcessPool`` becomes :class:`~arena.run.driver.WorkerLost`.
@@ -175,18 +175,25 @@ class Workers:
         """Stop the workers now: SIGTERM, then SIGKILL for any still there after ``grace``
         seconds (a worker forked while another thread of the parent held a lock can hang before
         its SIGTERM handler runs). Waits at most about twice ``grace``; never raises."""
+        stop_all([self], grace)
+
+
+def stop_all(pools: Sequence[Workers], grace: float = 10.0) -> None:
+    """:meth:`Workers.stop` for several pools together: every worker is sent SIGTERM before
+    any is waited for."""
+    for pool in pools:
         with contextlib.suppress(Exception):
-            self.executor.shutdown(wait=False, cancel_futures=True)
-        processes = self.processes
-        for process in processes:
-            with contextlib.suppress(Exception):
-                process.terminate()
-        if _wait_dead(processes, grace):
-            return
-        for process in processes:
-            with contextlib.suppress(Exception):
-                process.kill()
-        _wait_dead(processes, grace)
+            pool.executor.shutdown(wait=False, cancel_futures=True)
+    processes = [p for pool in pools for p in pool.processes]
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    if _wait_dead(processes, grace):
+        return
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.kill()
+    _wait_dead(processes, grace)
 
 
 def _wait_dead(processes: Sequence[ForkProcess], grace: float) -> bool:
@@ -212,34 +219,49 @@ LOST = "a worker process died unexpectedly; run again to resume"
 
 
 class LocalBackend:
-    """The driver's backend on :class:`Workers` of this machine."""
+    """The driver's backend on :class:`Workers` of this machine: one single-process pool per
+    worker, so that a chunk goes to the worker chosen for it (the one that has its bots alive,
+    :mod:`arena.run.affinity`)."""
 
     def __init__(self, league: League, workers: int) -> None:
         config = league.config
         self.league = league
         self.workers = workers
-        self.pool = Workers(
-            workers,
-            initializer=init_worker,
-            initargs=(config.run_limits(), config.schedule.fresh_processes, workers),
-        )
-        self.finished: queue.Queue[Future[ChunkResult]] = queue.Queue()
+        initargs = (config.run_limits(), config.schedule.fresh_processes, workers)
+        self.pools = [
+            Workers(1, initializer=init_worker, initargs=initargs) for _ in range(workers)
+        ]
+        self.flying = [0] * workers
+        """Chunks sent to each worker and not yet taken back."""
+        self.finished: queue.Queue[tuple[int, Future[ChunkResult]]] = queue.Queue()
         self.specs: dict[int, BotSpec] = {}
+
+    @property
+    def processes(self) -> list[ForkProcess]:
+        """Every worker process started so far."""
+        return [p for pool in self.pools for p in pool.processes]
 
     def capacity(self) -> int:
         return 2 * self.workers
 
-    def submit(self, chunk: Sequence[Planned]) -> None:
+    def free(self) -> list[int | None]:
+        """Each worker once per chunk it can take (two: one playing, one queued behind it),
+        idle workers first."""
+        return [w for depth in (0, 1) for w in range(self.workers) if self.flying[w] <= depth]
+
+    def submit(self, chunk: Sequence[Planned], worker: int | None) -> None:
+        w = 0 if worker is None else worker
         specs = [
             MatchSpec(p.match_id, p.game, p.seed, tuple(self.spec_of(b) for b in p.bots), p.options)
             for p in chunk
         ]
         payload = pickle.dumps(specs, pickle.HIGHEST_PROTOCOL)
         try:
-            future = self.pool.executor.submit(play_chunk, payload)
+            future = self.pools[w].executor.submit(play_chunk, payload)
         except BrokenProcessPool:  # a worker died before this chunk went out
             raise WorkerLost(LOST) from None
-        future.add_done_callback(self.finished.put)
+        self.flying[w] += 1
+        future.add_done_callback(lambda done: self.finished.put((w, done)))
 
     def spec_of(self, bot: int) -> BotSpec:
         """A bot's spec, loaded once per run."""
@@ -250,19 +272,22 @@ class LocalBackend:
 
     def take(self, timeout: float) -> ChunkResult | None:
         try:
-            future = self.finished.get(timeout=timeout)
+            worker, future = self.finished.get(timeout=timeout)
         except queue.Empty:
             return None
+        self.flying[worker] -= 1
         try:
             return future.result()
         except BrokenProcessPool:
             raise WorkerLost(LOST) from None
 
     def close(self) -> None:
-        self.pool.close()
+        for pool in self.pools:
+            pool.close()
 
     def cancel(self) -> None:
-        self.pool.stop()
+        """Stop every worker at once (SIGTERM to all, then SIGKILL to those left)."""
+        stop_all(self.pools)
 
 
 def run_league(

@@ -14,7 +14,7 @@ from arena.match import MatchSpec
 from arena.run.driver import Backend, Interrupted, WorkerLost, chunk_size, drive
 from arena.run.worker import ChunkResult, Player
 from arena.runtime.botproc import RunLimits
-from tests.league.helpers import fingerprint, small_league
+from tests.league.helpers import fingerprint, small_league, write_bot, write_config
 
 BOTS = ["builtin:random", "builtin:first"]
 
@@ -47,8 +47,11 @@ class FakeBackend:
     def capacity(self) -> int:
         return self.slots
 
-    def submit(self, chunk: Sequence[Planned]) -> None:
-        assert chunk and not self.ended
+    def free(self) -> list[int | None]:
+        return [None] * (self.slots - len(self.queued))
+
+    def submit(self, chunk: Sequence[Planned], worker: int | None) -> None:
+        assert chunk and not self.ended and worker is None
         self.queued.append(chunk)
         self.most_in_flight = max(self.most_in_flight, len(self.queued))
 
@@ -211,3 +214,71 @@ def test_chunks_spread_over_idle_workers_and_only_full_ones_queue(
 
 def test_a_backend_of_one_slot_still_gets_chunks() -> None:
     assert chunk_size(4, 3, 0, capacity=1) == 3
+
+
+class RoutingBackend(FakeBackend):
+    """A FakeBackend whose chunks go to a chosen one of ``workers`` (as the local backend's
+    do), taken back in the order they were sent; it notes which bots each worker met in each
+    batch."""
+
+    def __init__(self, league: League, workers: int = 2) -> None:
+        super().__init__(league, capacity=2 * workers)
+        self.workers = workers
+        self.flying: list[tuple[int, Sequence[Planned]]] = []
+        self.met: dict[tuple[int, int], set[int]] = {}
+
+    def free(self) -> list[int | None]:
+        busy = [sum(1 for w, _ in self.flying if w == worker) for worker in range(self.workers)]
+        return [w for depth in (0, 1) for w in range(self.workers) if busy[w] <= depth]
+
+    def submit(self, chunk: Sequence[Planned], worker: int | None) -> None:
+        assert chunk and worker is not None and not self.ended
+        self.flying.append((worker, chunk))
+        for p in chunk:
+            self.met.setdefault((p.batch, worker), set()).update(p.bots)
+
+    def take(self, timeout: float) -> ChunkResult | None:
+        if not self.flying:
+            return None
+        self.queued = [self.flying.pop(0)[1]]
+        return super().take(timeout)
+
+
+GROUPED = """\
+seed = 11
+workers = 2
+[games.take5]
+seats = [4]
+[schedule]
+max_matches = 48
+rounds_per_batch = 2
+min_batch_matches = 0
+group_size = 4
+chunk = 2
+[limits]
+startup = 10.0
+"""
+
+
+def test_each_worker_keeps_to_one_group_of_bots_and_the_results_are_the_same(
+    tmp_path: Path,
+) -> None:
+    """With groups of 4 among 8 entrants, each worker plays one group's matches of a batch
+    (it meets 4 bots, not 8), and the league decides exactly what it decides in schedule
+    order."""
+    bots = [str(write_bot(tmp_path / "bots", f"b{n}")) for n in range(8)]
+    folders = []
+    for name in ("routed", "in-order"):
+        folder = tmp_path / name
+        write_config(folder, GROUPED)
+        with League.open(folder) as lg:
+            for bot in bots:
+                lg.submit(bot, check=False)
+        folders.append(folder)
+    with League.open(folders[0]) as lg:
+        routed = RoutingBackend(lg)
+        drive(lg, lambda: routed, chunk=2, progress=None)
+    run(folders[1], capacity=1)
+    assert fingerprint(folders[0]) == fingerprint(folders[1])
+    assert sorted(routed.met) == [(b, w) for b in range(3) for w in range(2)]
+    assert all(len(met) == 4 for met in routed.met.values())

@@ -388,15 +388,15 @@ def test_a_chunk_sent_to_a_pool_already_broken_is_a_lost_worker(tmp_path: Path) 
     with League.open(folder) as lg:
         backend = LocalBackend(lg, 2)
         try:
-            probe = backend.pool.executor.submit(time.sleep, 30)
-            for process in backend.pool.processes:
+            probe = backend.pools[0].executor.submit(time.sleep, 30)
+            for process in backend.pools[0].processes:
                 os.kill(process.pid, signal.SIGKILL)
             with pytest.raises(BrokenProcessPool):
                 probe.result(timeout=30)  # the pool now knows it is broken
             bots = tuple(e.id for e in lg.entrants())
             chunk = [Planned("m-1", 0, 0, "take5", 0, 0, 1, {}, bots)]
             with pytest.raises(WorkerLost, match="run again"):
-                backend.submit(chunk)
+                backend.submit(chunk, 0)
         finally:
             backend.cancel()
 
