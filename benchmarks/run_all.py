@@ -132,7 +132,7 @@ BENCHES = (
         "bench_scale",
         "Big leagues: memory (arena + bots) and rate with 8 and 100 entrants, live bots capped",
         ("--entrants", "8", "30", "--matches", "150"),
-        ("--matches", "2000"),
+        ("--matches", "2000", "--repeats", "2"),
     ),
     Bench(
         "sprt",
