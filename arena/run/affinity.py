@@ -63,6 +63,7 @@ class Pending:
         self._clusters: dict[Cluster, deque[Planned]] = {}
         """Each cluster's waiting matches, clusters in the order they first appear."""
         self._left: dict[Cluster, int] = {}
+        """How many matches each cluster has waiting; a cluster with none is dropped."""
         self._cluster_of: dict[str, Cluster] = {}
         """The cluster of each waiting match, by match id."""
         self._claims: dict[int, Cluster] = {}
@@ -111,16 +112,15 @@ class Pending:
         """The cluster ``worker`` claimed if it has matches left; else the first one nobody
         claimed (now claimed); else the largest (shared)."""
         key = self._claims.get(worker)
-        if key is not None and self._left.get(key, 0) > 0:
+        if key in self._left:  # it has matches left (a cluster with none is dropped)
             return key
         self._claims.pop(worker, None)
         claimed = set(self._claims.values())
-        for key, left in self._left.items():
-            if left > 0 and key not in claimed:
+        for key in self._left:
+            if key not in claimed:
                 self._claims[worker] = key
                 return key
-        live = [(left, key) for key, left in self._left.items() if left > 0]
-        return max(live, key=lambda pair: pair[0])[1] if live else None
+        return max(self._left, key=self._left.__getitem__) if self._left else None
 
     def _take_from(self, queue: deque[Planned], size: int) -> list[Planned]:
         taken: list[Planned] = []

@@ -1,10 +1,11 @@
 """Running a league on this machine: N worker processes, each with its own bot pool.
 
-The backend of :mod:`arena.run.driver` on N :class:`concurrent.futures.ProcessPoolExecutor` of
-one forked worker each (so that a chunk goes to the worker the driver chose for it). Each worker keeps its bot processes alive across matches (one
-:class:`~arena.run.worker.Player` per worker, made in the initializer and closed when the worker
-exits, however it exits). A worker that dies (killed, out of memory) breaks the executor, whose
-``BrokenProcessPool`` becomes :class:`~arena.run.driver.WorkerLost`.
+The backend of :mod:`arena.run.driver` on one :class:`concurrent.futures.ProcessPoolExecutor`
+of one forked worker per worker, so that a chunk goes to the worker the driver chose for it.
+Each worker keeps its bot processes alive across matches (one :class:`~arena.run.worker.Player`
+per worker, made in the initializer and closed when the worker exits, however it exits). A
+worker that dies (killed, out of memory) breaks its executor, whose ``BrokenProcessPool``
+becomes :class:`~arena.run.driver.WorkerLost`.
 
 Ctrl-C (or SIGTERM) stops the workers and their bots; the next run resumes from the store.
 Workers ignore SIGINT so that only the parent decides how to stop; on SIGTERM they kill their
@@ -235,11 +236,6 @@ class LocalBackend:
         """Chunks sent to each worker and not yet taken back."""
         self.finished: queue.Queue[tuple[int, Future[ChunkResult]]] = queue.Queue()
         self.specs: dict[int, BotSpec] = {}
-
-    @property
-    def processes(self) -> list[ForkProcess]:
-        """Every worker process started so far."""
-        return [p for pool in self.pools for p in pool.processes]
 
     def capacity(self) -> int:
         return 2 * self.workers
