@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +71,30 @@ def test_league_status_reads_the_league_without_the_match_machinery(tmp_path: Pa
         "trueskill",
     }
     assert not heavy & loaded, heavy & loaded
+
+
+def collector_after(call: str) -> tuple[int, bool]:
+    """(objects in the collector's permanent generation, whether it is on) after ``call``
+    runs ``arena games`` in a new process."""
+    code = (
+        "import gc, sys\nfrom arena.cli import main\nsys.argv = ['arena', 'games']\n"
+        f"try:\n    {call}\nexcept SystemExit:\n    pass\n"
+        "print(gc.get_freeze_count(), gc.isenabled())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout.split()
+    return int(out[-2]), out[-1] == "True"
+
+
+def test_the_program_keeps_its_start_from_the_cycle_collector() -> None:
+    """Run as the program (``main()`` reads the command line, as the ``arena`` script calls it),
+    what the start imported goes to the collector's permanent generation, and the collector is
+    on for the command; called with arguments (tests, other code), ``main`` leaves the caller's
+    collector as it was, in a new process and in this one."""
+    frozen, enabled = collector_after("main()")
+    assert frozen > 10_000 and enabled
+    assert collector_after("main(['games'])") == (0, True)
+    before = gc.get_freeze_count()
+    assert CliRunner().invoke(main, ["games"]).exit_code == 0
+    assert gc.get_freeze_count() == before and gc.isenabled()
