@@ -15,12 +15,11 @@ import contextlib
 import errno
 import gc
 import importlib
-import sqlite3
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import click
-import orjson
 
 from arena.errors import ArenaSetupError
 from arena.terminal import describe_os_error
@@ -70,18 +69,36 @@ class ArenaGroup(click.Group):
             if exc.errno == errno.EPIPE:
                 raise
             raise click.ClickException(describe_os_error(exc)) from None
-        except sqlite3.Error as exc:
+        except Exception as exc:
+            message = explained(exc)
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
+
+
+def explained(exc: Exception) -> str | None:
+    """The line for an error of the league's database or of a path, in this order: a failed
+    SQLite call, a damaged record, a NUL byte in a path; None for any other exception.
+
+    sqlite3 and orjson are not imported for it: an exception of theirs comes from a command
+    that imported them, and ``arena --version`` starts without both (2-3 ms)."""
+    if "sqlite3" in sys.modules:
+        import sqlite3
+
+        if isinstance(exc, sqlite3.Error):
             from arena.league.store import explain  # only when the database failed
 
-            raise click.ClickException(f"the league database: {explain(exc)}") from None
-        except orjson.JSONDecodeError as exc:
-            raise click.ClickException(
+            return f"the league database: {explain(exc)}"
+    if "orjson" in sys.modules:
+        import orjson
+
+        if isinstance(exc, orjson.JSONDecodeError):
+            return (
                 f"the league database holds a damaged record ({exc}): restore league.db from a copy"
-            ) from None
-        except ValueError as exc:
-            if "embedded null" not in str(exc):  # 3.11, 3.12: byte; 3.13: character
-                raise
-            raise click.ClickException("a path holds a NUL byte (\\x00)") from None
+            )
+    if isinstance(exc, ValueError) and "embedded null" in str(exc):
+        return "a path holds a NUL byte (\\x00)"  # 3.11, 3.12: byte; 3.13: character
+    return None
 
 
 class LazyGroup(ArenaGroup):
