@@ -30,6 +30,8 @@ def test_version_imports_no_command() -> None:
     loaded = loaded_after("--version")
     assert not {m for m in loaded if m.startswith(("arena.league", "arena.site", "arena.run"))}
     assert "jinja2" not in loaded and "trueskill" not in loaded
+    unused = {"sqlite3", "orjson", "dataclasses"}  # the group tells their errors without them
+    assert not unused & loaded, unused & loaded
 
 
 def test_a_command_imports_its_own_module_only() -> None:
