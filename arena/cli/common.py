@@ -11,11 +11,11 @@ import click
 from arena.league.config import MAX_SECONDS, MAX_SEED, MAX_WORKERS, ConfigError
 from arena.league.core import League, LeagueError
 from arena.runtime.limits import TimeLimits
-from arena.runtime.manifest import BotError, BotSpec, load_bot
 from arena.terminal import Seconds, failure
 
 if TYPE_CHECKING:
     from arena.runtime.botproc import RunLimits
+    from arena.runtime.manifest import BotSpec
 
 SEED = click.IntRange(min=0, max=MAX_SEED)
 
@@ -91,6 +91,8 @@ def run_limits(decision_time: float, time_bank: float, startup_time: float) -> R
 
 
 def load_bots(texts: Sequence[str]) -> tuple[BotSpec, ...]:
+    from arena.runtime.manifest import BotError, load_bot  # for commands that load bots
+
     try:
         return tuple(load_bot(text) for text in texts)
     except BotError as exc:

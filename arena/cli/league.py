@@ -6,7 +6,6 @@ Registered on the main group in :mod:`arena.cli`.
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,7 +16,6 @@ from arena.cli.common import DEFAULT_ROOT, WORKERS, league_option, league_path, 
 from arena.league.config import MAX_SEED, ExecutorKind, default_config
 from arena.league.core import League, LeagueError
 from arena.league.store import EntrantStatus, StoreError, version_label
-from arena.runtime.manifest import BotError
 from arena.terminal import describe_os_error, failure, printable_name, shown
 
 DEMO_BOTS = (
@@ -111,8 +109,11 @@ def play(
         )
     # What plays matches, imported only by the commands that play (status and the other
     # readers start faster without it).
+    import signal
+
     from arena.run.driver import Interrupted, WorkerLost
     from arena.run.local import run_league
+    from arena.runtime.manifest import BotError
     from arena.runtime.sandbox import isolation_line, protect
 
     try:

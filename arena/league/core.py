@@ -43,7 +43,6 @@ from arena.league.rating import (
 )
 from arena.league.store import NO_FAULTS, Entrant, EntrantStatus, Planned, Store, StoreError
 from arena.resources import BUNDLED_PREFIX
-from arena.runtime.manifest import MANIFEST, BotError, BotKind, BotSpec, load_bot, valid_name
 from arena.terminal import printable_name, shown
 
 if TYPE_CHECKING:
@@ -51,6 +50,10 @@ if TYPE_CHECKING:
 
     from arena.match import SeatFault
     from arena.runtime.botproc import Fault
+    from arena.runtime.manifest import BotSpec
+
+# arena.runtime.manifest (bots: their manifests, the built-ins) is imported where a bot is loaded
+# or entered: reading a league (league status) needs none of it.
 
 DB_FILE = "league.db"
 BOTS_DIR = "bots"
@@ -211,6 +214,8 @@ def content_hash(files: Mapping[str, bytes]) -> str:
 
 def validate_name(name: str) -> str:
     """A bot name: 1-64 letters, digits, ``_ . + -``, starting alphanumeric (no paths, no markup)."""
+    from arena.runtime.manifest import valid_name
+
     if not valid_name(name):
         raise LeagueError(
             f"bad bot name {name!r}: 1-64 letters, digits, _ . + - (starting with a letter or digit)"
@@ -309,6 +314,8 @@ class League:
         A submitted bot that cannot be loaded any more (its copy in the league removed or
         damaged) is the arena's trouble, not the bot's: :class:`ArenaSetupError`.
         """
+        from arena.runtime.manifest import BotError, load_bot
+
         try:
             if entrant.source.startswith("builtin:"):
                 return load_bot(entrant.source)
@@ -356,6 +363,8 @@ class League:
     def _load_submission(text: str) -> tuple[BotSpec, str]:
         """The submitted bot, and where to copy it from (``bundled:NAME`` is copied from its
         installed folder)."""
+        from arena.runtime.manifest import BotError, BotKind, load_bot
+
         try:
             spec = load_bot(text)
         except BotError as exc:
@@ -382,6 +391,8 @@ class League:
     ) -> Candidate:
         """What the submission would register: its name, version (content hash), author and
         label, and the files to copy in (none for a builtin bot)."""
+        from arena.runtime.manifest import BotKind
+
         if spec.kind is BotKind.BUILTIN:
             name = validate_name(f"builtin-{spec.name}" if name is None else name)
             return Candidate(name, "builtin", author or "arena", "builtin", text, {})
@@ -417,6 +428,8 @@ class League:
     def _copy_in(self, bot: Candidate, text: str) -> str:
         """Copy the bot's files into the league (executable bits kept); returns its source,
         relative to the league folder."""
+        from arena.runtime.manifest import MANIFEST
+
         target = self._bot_folder(bot)
         if target.exists():
             from arena.runtime.scratch import remove_tree  # (reading a league needs none of it)
@@ -438,6 +451,8 @@ class League:
 
     def _bot_files(self, path: Path, spec: BotSpec) -> dict[str, BotFile]:
         """Every file the submission copies, each read by :func:`read_regular`'s rules."""
+        from arena.runtime.manifest import MANIFEST
+
         if path.name != MANIFEST and not path.is_dir():
             found = read_beside(Path(os.path.abspath(path)), MAX_BOT_BYTES)
             if found is None:
@@ -457,6 +472,8 @@ class League:
         return files
 
     def _load_source(self, source: str) -> BotSpec:
+        from arena.runtime.manifest import BotError, load_bot
+
         try:
             if source.startswith("builtin:"):
                 return load_bot(source)
