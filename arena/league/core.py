@@ -700,12 +700,12 @@ class League:
         return self.store.unplayed()
 
     def finished(self) -> bool:
-        return not self.store.unplayed()
+        return not self.store.any_unplayed()
 
     def stop_reason(self) -> str:
         """Why no match is left to play ("" while some are): the budget, the stopping rule, or
         too few active entrants to seat a table (naming who is suspended or withdrawn)."""
-        if self.store.unplayed():
+        if self.store.any_unplayed():
             return ""
         budget = self.budget
         more = "; `arena league run L --more N` plays N more"

@@ -547,6 +547,15 @@ class StoreReader:
             for r in rows
         ]
 
+    def any_unplayed(self) -> bool:
+        """Whether :meth:`unplayed` lists any match, found without reading them (the status of
+        a league asks it twice)."""
+        row = self.db.execute(
+            "SELECT 1 FROM schedule WHERE batch >= 0 AND cancelled = 0"
+            " AND match_id NOT IN (SELECT match_id FROM results) LIMIT 1"
+        ).fetchone()
+        return row is not None
+
     def batch_complete(self, batch: int) -> bool:
         row = self.db.execute(
             "SELECT COUNT(*) FROM schedule WHERE batch = ? AND cancelled = 0"

@@ -116,7 +116,7 @@ def test_recommitting_a_match_writes_nothing(tmp_path: Path) -> None:
         assert not store.record_match(record("m0", [fault]), (1, 2))
         assert store.db.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 1
         assert store.db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 1
-        assert [p.match_id for p in store.unplayed()] == ["m1"]
+        assert [p.match_id for p in store.unplayed()] == ["m1"] and store.any_unplayed()
         assert store.fault_counts(0) == {1: (1, 0, ""), 2: (1, 1, "crash: gone")}
 
 
@@ -138,7 +138,7 @@ def test_a_chunk_of_records_commits_once_all_or_none(tmp_path: Path) -> None:
         store.db.set_trace_callback(None)
         assert statements.count("COMMIT") == 1
         assert store.played_count() == 2
-        assert store.unplayed() == []
+        assert store.unplayed() == [] and not store.any_unplayed()
 
 
 def test_a_match_id_outside_the_schedule_is_refused(tmp_path: Path) -> None:
