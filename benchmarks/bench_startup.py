@@ -10,7 +10,12 @@ needs). The commands run with Python's bytecode caches, as an installed package 
 first run of each, not counted, writes them if missing). ``league status`` reads a small league made for the run (8 entrants, a few matches
 played with in-process bots).
 
-    python -m benchmarks.bench_startup [--runs 20] [--league DIR]
+The commands run interleaved (one run of each in turn, ``--runs`` rounds), so that a machine
+getting slower or faster weighs on all alike. ``--against SCRIPT`` adds the same two judged
+commands run by another install's ``arena`` script (an older build in its own venv, say), with
+the ratio of this build's median to it.
+
+    python -m benchmarks.bench_startup [--runs 20] [--league DIR] [--against OTHER/bin/arena]
 """
 
 from __future__ import annotations
@@ -57,10 +62,18 @@ def timed(command: list[str]) -> tuple[float, float]:
     return wall * 1e3, (usage.ru_utime + usage.ru_stime) * 1e3
 
 
-def medians(command: list[str], runs: int) -> tuple[float, float]:
-    timed(command)  # the first run warms the file cache
-    samples = [timed(command) for _ in range(runs)]
-    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+def interleaved(commands: list[list[str]], runs: int) -> list[tuple[float, float]]:
+    """(median wall ms, median CPU ms) of each command, run in turn ``runs`` times."""
+    for command in commands:
+        timed(command)  # the first run warms the file cache and writes the bytecode caches
+    samples: list[list[tuple[float, float]]] = [[] for _ in commands]
+    for _ in range(runs):
+        for taken, command in zip(samples, commands, strict=True):
+            taken.append(timed(command))
+    return [
+        (statistics.median(s[0] for s in taken), statistics.median(s[1] for s in taken))
+        for taken in samples
+    ]
 
 
 def small_league(folder: Path) -> Path:
@@ -76,29 +89,42 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--league", type=Path, default=None, help="a league for league status")
+    parser.add_argument(
+        "--against", type=Path, default=None, help="another install's arena script, side by side"
+    )
     args = parser.parse_args()
     print(native.describe())
     arena = arena_command()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         league = args.league or small_league(Path(tmp) / "league")
+        status = ["league", "status", str(league)]
         rows = [
             ("python -c pass", [sys.executable, "-c", "pass"], False),
             ("python -c 'import click'", [sys.executable, "-c", "import click"], False),
             ("arena --version", [*arena, "--version"], True),
-            ("arena league status", [*arena, "league", "status", str(league)], True),
+            ("arena league status", [*arena, *status], True),
             ("arena --help", [*arena, "--help"], False),
         ]
-        print(f"{'command':<26} {'wall ms':>8} {'CPU ms':>8}  (medians of {args.runs} runs)")
-        base = 0.0
-        for label, command, judged in rows:
-            wall, cpu = medians(command, args.runs)
-            base = base or wall
+        if args.against is not None:
+            other = str(args.against)
+            rows += [
+                ("against: arena --version", [other, "--version"], False),
+                ("against: arena league status", [other, *status], False),
+            ]
+        print(f"{'command':<29} {'wall ms':>8} {'CPU ms':>8}  (medians of {args.runs} runs)")
+        figures = interleaved([command for _, command, _ in rows], args.runs)
+        base = figures[0][0]
+        for (label, _, judged), (wall, cpu) in zip(rows, figures, strict=True):
             verdict = ""
             if judged:
                 verdict = (
                     f"  target <= {TARGET_MS:.0f} ms: {'met' if wall <= TARGET_MS else 'NOT met'}"
                 )
-            print(f"{label:<26} {wall:>8.1f} {cpu:>8.1f}  {wall / base:4.1f}x python{verdict}")
+            print(f"{label:<29} {wall:>8.1f} {cpu:>8.1f}  {wall / base:4.1f}x python{verdict}")
+        if args.against is not None:
+            for this, before in ((2, 5), (3, 6)):
+                ratio = figures[this][0] / figures[before][0]
+                print(f"{rows[this][0]}: this build / against {ratio:.3f} (wall)")
 
 
 if __name__ == "__main__":
