@@ -97,20 +97,21 @@ def main() -> None:
     arena = arena_command()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         league = args.league or small_league(Path(tmp) / "league")
-        status = ["league", "status", str(league)]
         rows = [
             ("python -c pass", [sys.executable, "-c", "pass"], False),
             ("python -c 'import click'", [sys.executable, "-c", "import click"], False),
             ("arena --version", [*arena, "--version"], True),
-            ("arena league status", [*arena, *status], True),
+            ("arena league status", [*arena, "league", "status", str(league)], True),
             ("arena --help", [*arena, "--help"], False),
         ]
+        pairs: list[tuple[int, int]] = []  # (this build's row, the other install's row)
         if args.against is not None:
-            other = str(args.against)
-            rows += [
-                ("against: arena --version", [other, "--version"], False),
-                ("against: arena league status", [other, *status], False),
-            ]
+            for n, (label, command, judged) in enumerate(list(rows)):
+                if judged:
+                    pairs.append((n, len(rows)))
+                    rows.append(
+                        (f"against: {label}", [str(args.against), *command[len(arena) :]], False)
+                    )
         print(f"{'command':<29} {'wall ms':>8} {'CPU ms':>8}  (medians of {args.runs} runs)")
         figures = interleaved([command for _, command, _ in rows], args.runs)
         base = figures[0][0]
@@ -121,10 +122,9 @@ def main() -> None:
                     f"  target <= {TARGET_MS:.0f} ms: {'met' if wall <= TARGET_MS else 'NOT met'}"
                 )
             print(f"{label:<29} {wall:>8.1f} {cpu:>8.1f}  {wall / base:4.1f}x python{verdict}")
-        if args.against is not None:
-            for this, before in ((2, 5), (3, 6)):
-                ratio = figures[this][0] / figures[before][0]
-                print(f"{rows[this][0]}: this build / against {ratio:.3f} (wall)")
+        for this, other in pairs:
+            ratio = figures[this][0] / figures[other][0]
+            print(f"{rows[this][0]}: this build / against {ratio:.3f} (wall)")
 
 
 if __name__ == "__main__":
